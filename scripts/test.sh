@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# The test command (README's second command; CI runs exactly this after .ci/run installs
+# the system packages). It makes the virtual environment on first use, then runs
+# ruff, mypy --strict on the rules engine, and pytest. Extra arguments go to pytest.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+source scripts/venv.sh
+echo "== ruff"
+.venv/bin/ruff check .
+echo "== mypy --strict controller/rules"
+.venv/bin/mypy --strict controller/rules
+echo "== pytest"
+.venv/bin/pytest "$@"
