@@ -1,0 +1,538 @@
+"""Read and write the Poker Hand History format (PHH, a TOML dialect from the phh-std project).
+
+A ``.phh`` file holds one hand as top-level TOML keys; a ``.phhs`` file holds several,
+each in a table (``[1]``, ``[2]``, ...). :func:`loads` and :func:`load` return a list of
+:class:`HandHistory` either way; :func:`dumps` and :func:`dump_many` write them back, and
+reading what they write gives equal objects (the round trip).
+
+Player order: ``p1 ... pN`` is position order starting from the small blind, the button
+last. Heads-up the forced bets are reverse-assigned, so ``p1`` is the big blind and ``p2``
+the button/small blind (checked against every shared file: ``p2`` acts first preflop
+heads-up, ``p3`` with three or more players). In :class:`PhhAction`, ``actor`` is the
+0-based index: ``p1`` is ``0``.
+
+Amounts are ``int`` in the smallest unit. A file may write amounts with decimals (a
+cash-game stack of ``1259450.25``): ``unit_scale`` is then the smallest power of ten that
+makes every amount that drives play whole (forced bets, bet sizes, starting stacks,
+``cbr`` amounts), and every amount is stored multiplied by it; :func:`dumps` divides it
+back out. Results (``finishing_stacks``, ``winnings``) are multiplied by the same scale but
+never decide it: where they are still not whole (the Pluribus half-chip quirk,
+``10162.5`` in a 1-chip game) they are kept exactly as :class:`~fractions.Fraction` and
+:attr:`HandHistory.finishing_stacks_fractional` says so. A replay compares such a hand with
+the odd-chip rule applied (POT-5), never with the half chip.
+
+Decimals are read exactly (``decimal.Decimal``), never through binary floats. Fields the
+engine does not use (``event``, ``hand``, ``day``, ``time``, ``time_zone``, user fields...)
+are kept in :attr:`HandHistory.extra` as TOML gave them (floats as ``Decimal``).
+Unknown stacks written as ``inf`` are refused: the engine replays finite stacks only.
+
+Reading and writing text is pure; :mod:`controller.phh_files` reads files and walks
+folders for the tools and tests that replay them.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+import tomllib
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from decimal import Decimal
+from fractions import Fraction
+from pathlib import PurePath
+from typing import Final
+
+from controller.rules.cards import Card
+from controller.rules.errors import CardError, HandHistoryError
+
+#: Action kinds: deal hole, deal board, fold, check/call, complete/bet/raise to,
+#: show/muck, stand pat/discard, post bring-in, and a no-op (empty or comment only).
+ACTION_KINDS: Final = frozenset({"dh", "db", "f", "cc", "cbr", "sm", "sd", "pb", "noop"})
+
+#: Required fields per variant (phh-std "Required Fields"); other variants need the
+#: fields every hand needs.
+VARIANT_FIELDS: Final[Mapping[str, tuple[str, ...]]] = {
+    **dict.fromkeys(("NT", "NS", "PO", "N2L1D"), ("blinds_or_straddles", "min_bet")),
+    **dict.fromkeys(("FT", "FO/8", "F2L3D", "FB"), ("blinds_or_straddles", "small_bet", "big_bet")),
+    **dict.fromkeys(("F7S", "F7S/8", "FR"), ("bring_in", "small_bet", "big_bet")),
+}
+_ALWAYS: Final = ("variant", "antes", "starting_stacks", "actions")
+_SCALAR_AMOUNTS: Final = ("min_bet", "small_bet", "big_bet", "bring_in")
+_KNOWN: Final = frozenset({
+    *_ALWAYS, *_SCALAR_AMOUNTS, "blinds_or_straddles", "ante_trimming_status",
+    "finishing_stacks", "winnings", "players", "seats", "seat_count",
+})
+_MAX_DECIMALS: Final = 6
+_PLAYER: Final = re.compile(r"p([1-9][0-9]*)")
+_BARE_KEY: Final = re.compile(r"[A-Za-z0-9_-]+")
+
+Number = int | Decimal
+Result = int | Fraction
+
+
+@dataclass(frozen=True, slots=True)
+class PhhAction:
+    """One action: ``d dh p1 AsKd``, ``d db 7h8h9c``, ``p1 f``, ``p1 cc``, ``p1 cbr 300``...
+
+    ``actor`` is the 0-based player (``p1`` is 0): the one acting, or for ``dh`` the one
+    dealt to; ``None`` for ``db`` and ``noop``. ``amount`` is the ``cbr`` total in the
+    smallest unit. ``cards`` holds the cards (``None`` entries for ``??``); for ``sm`` and
+    ``sd`` ``cards is None`` means a muck or standing pat (``p1 sm -`` is read as the
+    player's dealt cards). ``text`` is the notation as read (not compared); :func:`dumps`
+    writes :func:`format_action` of the fields.
+    """
+
+    actor: int | None
+    kind: str
+    amount: int | None = None
+    cards: tuple[Card | None, ...] | None = None
+    text: str = field(default="", compare=False)
+    comment: str | None = None
+
+    def __post_init__(self) -> None:
+        problem = _action_problem(self)
+        if problem:
+            raise HandHistoryError(f"invalid action {self.kind!r}: {problem}")
+
+
+def _action_problem(a: PhhAction) -> str | None:
+    if a.kind not in ACTION_KINDS:
+        return f"kind must be one of {sorted(ACTION_KINDS)}"
+    if (a.actor is None) != (a.kind in ("db", "noop")):
+        return "only 'db' and 'noop' have no player" if a.actor is None else "takes no player"
+    if a.actor is not None and a.actor < 0:
+        return "player index is 0-based and cannot be negative"
+    if (a.amount is None) != (a.kind != "cbr"):
+        return "'cbr' needs an amount and only 'cbr' has one"
+    if a.amount is not None and a.amount < 0:
+        return "amount cannot be negative"
+    if a.kind in ("dh", "db") and not a.cards:
+        return "a deal needs at least one card"
+    if a.kind not in ("dh", "db", "sm", "sd") and a.cards is not None:
+        return "takes no cards"
+    if a.cards == ():
+        return "cards, when given, are at least one card (None means none)"
+    return None
+
+
+def format_action(action: PhhAction, unit_scale: int = 1) -> str:
+    """The canonical PHH notation of ``action`` (amount divided by ``unit_scale``)."""
+    kind, who = action.kind, f"p{(action.actor or 0) + 1}"
+    cards = "" if action.cards is None else "".join(
+        "??" if c is None else str(c) for c in action.cards)
+    if kind == "noop":
+        body = ""
+    elif kind == "db":
+        body = f"d db {cards}"
+    elif kind == "dh":
+        body = f"d dh {who} {cards}"
+    elif kind == "cbr":
+        body = f"{who} cbr {_amount_text(action.amount or 0, unit_scale)}"
+    else:
+        body = f"{who} {kind} {cards}".rstrip()
+    if action.comment is None:
+        return body
+    return f"{body} # {action.comment}" if body else f"# {action.comment}"
+
+
+@dataclass(frozen=True, slots=True)
+class HandHistory:
+    """One hand as PHH describes it; amounts in the smallest unit (see the module notes).
+
+    Per-player arrays are in PHH player order (small blind first, button last) and all
+    have one entry per player. ``extra`` keeps every other top-level key as read.
+    """
+
+    variant: str
+    antes: tuple[int, ...]
+    starting_stacks: tuple[int, ...]
+    actions: tuple[PhhAction, ...] = ()
+    blinds_or_straddles: tuple[int, ...] | None = None
+    min_bet: int | None = None
+    small_bet: int | None = None
+    big_bet: int | None = None
+    bring_in: int | None = None
+    ante_trimming_status: bool = False
+    finishing_stacks: tuple[Result, ...] | None = None
+    winnings: tuple[Result, ...] | None = None
+    players: tuple[str, ...] | None = None
+    seats: tuple[int, ...] | None = None
+    seat_count: int | None = None
+    unit_scale: int = 1
+    extra: Mapping[str, object] = field(default_factory=dict, hash=False)
+
+    def __post_init__(self) -> None:
+        problem = _hand_problem(self)
+        if problem:
+            raise HandHistoryError(problem)
+
+    @property
+    def player_count(self) -> int:
+        """How many players were dealt in (the length of every per-player array)."""
+        return len(self.starting_stacks)
+
+    @property
+    def finishing_stacks_fractional(self) -> bool:
+        """True when a finishing stack is not a whole unit (the Pluribus half chips)."""
+        return any(isinstance(s, Fraction) for s in self.finishing_stacks or ())
+
+    def play_amounts(self) -> Iterator[int]:
+        """Every amount that drives play: forced bets, bet sizes, stacks, ``cbr`` totals."""
+        yield from self.antes
+        yield from self.blinds_or_straddles or ()
+        yield from (a for a in (self.min_bet, self.small_bet, self.big_bet, self.bring_in)
+                    if a is not None)
+        yield from self.starting_stacks
+        yield from (a.amount for a in self.actions if a.amount is not None)
+
+
+def _hand_problem(h: HandHistory) -> str | None:
+    n = len(h.starting_stacks)
+    if n < 2:
+        return f"a hand needs at least 2 players, starting_stacks has {n}"
+    for name in ("antes", "blinds_or_straddles", "finishing_stacks", "winnings", "players",
+                 "seats"):
+        value = getattr(h, name)
+        if value is not None and len(value) != n:
+            return f"{name} has {len(value)} entries for {n} players (one per player)"
+    if any(a < 0 for a in h.play_amounts()):
+        return "amounts cannot be negative"
+    if any(s < 0 for s in (*(h.finishing_stacks or ()), *(h.winnings or ()))):
+        return "finishing_stacks and winnings cannot be negative"
+    scale = h.unit_scale
+    if scale < 1 or 10 ** (len(str(scale)) - 1) != scale:
+        return f"unit_scale must be a power of ten, not {scale}"
+    if scale > 1 and all(a % 10 == 0 for a in h.play_amounts()):
+        return f"unit_scale {scale} is larger than the amounts need (use the smallest)"
+    for i, action in enumerate(h.actions, 1):
+        if action.actor is not None and action.actor >= n:
+            return f"action {i} {format_action(action)!r} names p{action.actor + 1} of {n}"
+    return None
+
+
+# ---------------------------------------------------------------- reading
+
+
+def loads(text: str, source: str = "<string>") -> list[HandHistory]:
+    """Read PHH text: one hand (top-level keys) or several (tables ``[1]``, ``[2]`` ...).
+
+    ``source`` names the text in errors (a file name). Raises :class:`HandHistoryError`.
+    """
+    return _loads(text, source)[0]
+
+
+def loads_file(text: str, name: str) -> list[HandHistory]:
+    """Read the text of a file called ``name``: a ``.phh`` holds exactly one hand
+    (top-level keys), a ``.phhs`` hands in tables. Reading the file is the caller's
+    (:mod:`controller.phh_files`): the rules room does no I/O."""
+    suffix = PurePath(name).suffix
+    hands, single = _loads(text, name)
+    if suffix == ".phh" and not single:
+        raise HandHistoryError(f"{name}: a .phh file holds one hand as top-level keys; "
+                               "hands in tables ([1], [2], ...) belong in a .phhs file")
+    if suffix == ".phhs" and single:
+        raise HandHistoryError(f"{name}: a .phhs file holds hands in tables ([1], [2], ...); "
+                               "one hand as top-level keys belongs in a .phh file")
+    return hands
+
+
+def _loads(text: str, source: str) -> tuple[list[HandHistory], bool]:
+    try:
+        doc = tomllib.loads(text, parse_float=Decimal)
+    except tomllib.TOMLDecodeError as e:
+        raise HandHistoryError(f"{source}: not valid TOML (PHH is a TOML dialect): {e}") from None
+    tables = {k: v for k, v in doc.items() if isinstance(v, dict)}
+    if "variant" in doc or not tables:
+        return [_hand_from_table(doc, f"{source}, hand 1")], True
+    if len(tables) != len(doc):
+        loose = ", ".join(repr(k) for k in doc if k not in tables)
+        raise HandHistoryError(
+            f"{source}: top-level field(s) {loose} sit beside hand tables ([1], [2], ...): "
+            "a .phh has one hand's fields at the top, a .phhs only hand tables")
+    hands = [_hand_from_table(t, f"{source}, hand [{k}]") for k, t in tables.items()]
+    return hands, False
+
+
+def _hand_from_table(table: Mapping[str, object], where: str) -> HandHistory:
+    def fail(problem: str) -> HandHistoryError:
+        return HandHistoryError(f"{where}: {problem}")
+
+    variant = table.get("variant")
+    if not isinstance(variant, str):
+        raise fail("'variant' is missing or not a string (e.g. variant = \"NT\")")
+    missing = [k for k in (*_ALWAYS, *VARIANT_FIELDS.get(variant, ())) if k not in table]
+    if missing:
+        raise fail(f"missing required field(s) {', '.join(missing)} for variant {variant!r}")
+
+    def numbers(key: str) -> list[Number] | None:
+        value = table.get(key)
+        if value is None:
+            return None
+        if not isinstance(value, list):
+            raise fail(f"{key} must be an array of numbers, got {value!r}")
+        for v in value:
+            _check_number(v, key, fail)
+        return value
+
+    def number(key: str) -> Number | None:
+        value = table.get(key)
+        return None if value is None else _check_number(value, key, fail)
+
+    actions_raw = table["actions"]
+    if not isinstance(actions_raw, list) or not all(isinstance(a, str) for a in actions_raw):
+        raise fail("actions must be an array of strings")
+    parsed = _parse_actions(actions_raw, where)
+    antes, stacks = numbers("antes") or [], numbers("starting_stacks") or []
+    blinds, finishing, winnings = (numbers(k) for k in
+                                   ("blinds_or_straddles", "finishing_stacks", "winnings"))
+    scalars = {k: number(k) for k in _SCALAR_AMOUNTS}
+    driving = [*antes, *stacks, *(blinds or ()), *(v for v in scalars.values() if v is not None),
+               *(p[2] for p in parsed if p[2] is not None)]
+    decimals = max((_decimal_places(v) for v in driving), default=0)
+    if decimals > _MAX_DECIMALS:
+        raise fail(f"amounts have {decimals} decimal places; at most {_MAX_DECIMALS} are read")
+    scale = 10 ** decimals
+
+    def whole(v: Number) -> int:
+        return v * scale if isinstance(v, int) else int(Fraction(v) * scale)
+
+    def opt(v: Number | None) -> int | None:
+        return None if v is None else whole(v)
+
+    def result(v: Number) -> Result:
+        exact = Fraction(v) * scale
+        return int(exact) if exact.denominator == 1 else exact
+
+    players, seats = table.get("players"), table.get("seats")
+    if players is not None and (not isinstance(players, list)
+                                or not all(isinstance(p, str) for p in players)):
+        raise fail("players must be an array of strings")
+    if seats is not None and (not isinstance(seats, list) or not all(
+            type(s) is int for s in seats)):
+        raise fail("seats must be an array of integers")
+    seat_count, trimming = table.get("seat_count"), table.get("ante_trimming_status", False)
+    if seat_count is not None and type(seat_count) is not int:
+        raise fail(f"seat_count must be an integer, got {seat_count!r}")
+    if not isinstance(trimming, bool):
+        raise fail(f"ante_trimming_status must be true or false, got {trimming!r}")
+    try:
+        return HandHistory(
+            variant=variant,
+            antes=tuple(map(whole, antes)),
+            starting_stacks=tuple(map(whole, stacks)),
+            actions=tuple(PhhAction(actor, kind, None if amount is None else whole(amount),
+                                    cards, text, comment)
+                          for actor, kind, amount, cards, text, comment in parsed),
+            blinds_or_straddles=None if blinds is None else tuple(map(whole, blinds)),
+            min_bet=opt(scalars["min_bet"]),
+            small_bet=opt(scalars["small_bet"]),
+            big_bet=opt(scalars["big_bet"]),
+            bring_in=opt(scalars["bring_in"]),
+            ante_trimming_status=trimming,
+            finishing_stacks=None if finishing is None else tuple(map(result, finishing)),
+            winnings=None if winnings is None else tuple(map(result, winnings)),
+            players=None if players is None else tuple(players),
+            seats=None if seats is None else tuple(seats),
+            seat_count=seat_count,
+            unit_scale=scale,
+            extra={k: v for k, v in table.items() if k not in _KNOWN},
+        )
+    except HandHistoryError as e:
+        raise fail(e.reason) from None
+
+
+def _check_number(value: object, key: str, fail: Callable[[str], HandHistoryError]) -> Number:
+    if isinstance(value, bool) or not isinstance(value, int | Decimal):
+        raise fail(f"{key} must hold numbers, got {value!r}")
+    if isinstance(value, Decimal) and not value.is_finite():
+        raise fail(f"{key} holds {value}: unknown (infinite) amounts cannot be replayed")
+    if value < 0:
+        raise fail(f"{key} holds {value}: amounts cannot be negative")
+    return value
+
+
+def _decimal_places(value: Number) -> int:
+    if isinstance(value, int):
+        return 0
+    exponent = value.normalize().as_tuple().exponent
+    return -exponent if isinstance(exponent, int) and exponent < 0 else 0
+
+
+_Parsed = tuple[int | None, str, Decimal | None, tuple[Card | None, ...] | None, str, str | None]
+
+
+def _parse_actions(texts: Sequence[str], where: str) -> list[_Parsed]:
+    holes: dict[int, list[Card | None]] = {}
+    out: list[_Parsed] = []
+    for index, text in enumerate(texts, 1):
+        try:
+            parsed = _parse_action(text, holes)
+        except (HandHistoryError, CardError) as e:
+            raise HandHistoryError(
+                f"{where}, action {index} {text!r}: {getattr(e, 'reason', e)}") from None
+        out.append(parsed)
+    return out
+
+
+def _parse_action(text: str, holes: dict[int, list[Card | None]]) -> _Parsed:
+    body, hash_, after = text.partition("#")
+    comment = after.strip() if hash_ else None
+    words = body.split()
+    if not words:
+        return None, "noop", None, None, text, comment
+    if words[0] == "d":
+        if len(words) == 3 and words[1] == "db":
+            return None, "db", None, _cards(words[2]), text, comment
+        if len(words) == 4 and words[1] == "dh":
+            actor, cards = _player(words[2]), _cards(words[3])
+            holes.setdefault(actor, []).extend(cards)
+            return actor, "dh", None, cards, text, comment
+        raise HandHistoryError("unknown dealer action: expected 'd db CARDS' or 'd dh pN CARDS'")
+    actor, kind, args = _player(words[0]), words[1] if len(words) > 1 else "", words[2:]
+    if kind in ("f", "cc", "pb") and not args:
+        return actor, kind, None, None, text, comment
+    if kind == "cbr" and len(args) == 1:
+        try:
+            amount = Decimal(args[0])
+        except ArithmeticError:
+            amount = Decimal("NaN")
+        if not amount.is_finite() or amount < 0:
+            raise HandHistoryError(f"'cbr' needs an amount >= 0, got {args[0]!r}")
+        return actor, kind, amount, None, text, comment
+    if kind in ("sm", "sd") and len(args) <= 1:
+        if not args:
+            return actor, kind, None, None, text, comment
+        if kind == "sm" and args[0] == "-":
+            dealt = holes.get(actor)
+            if not dealt:
+                raise HandHistoryError(f"'sm -' shows the cards dealt to p{actor + 1}, "
+                                       "who was dealt none")
+            return actor, kind, None, tuple(dealt), text, comment
+        cards = _cards(args[0])
+        if kind == "sd":
+            for card in cards:
+                if card in holes.get(actor, ()):
+                    holes[actor].remove(card)
+        return actor, kind, None, cards, text, comment
+    raise HandHistoryError(
+        f"unknown action {' '.join(words[1:])!r}: a player may 'f', 'cc', 'cbr AMOUNT', "
+        "'sm [CARDS|-]', 'sd [CARDS]' or 'pb'")
+
+
+def _player(word: str) -> int:
+    m = _PLAYER.fullmatch(word)
+    if not m:
+        raise HandHistoryError(f"{word!r} is not a player: write p1, p2, ... (or d for the dealer)")
+    return int(m.group(1)) - 1
+
+
+def _cards(word: str) -> tuple[Card | None, ...]:
+    if len(word) % 2:
+        raise HandHistoryError(f"{word!r} does not split into two-character cards ('AsKd', '??')")
+    return tuple(None if word[i:i + 2] == "??" else Card.parse(word[i:i + 2])
+                 for i in range(0, len(word), 2))
+
+
+# ---------------------------------------------------------------- writing
+
+
+def dumps(hand: HandHistory) -> str:
+    """The hand as ``.phh`` text that :func:`loads` reads back equal."""
+    return "\n".join(_lines(hand)) + "\n"
+
+
+def dump_many(hands: Iterable[HandHistory]) -> str:
+    """Several hands as ``.phhs`` text, in tables ``[1]``, ``[2]``, ... in the order given."""
+    return "\n".join(f"[{i}]\n" + dumps(h) for i, h in enumerate(hands, 1))
+
+
+def _lines(h: HandHistory) -> Iterator[str]:
+    s = h.unit_scale
+
+    def amounts(values: Sequence[Result]) -> str:
+        return "[" + ", ".join(_amount_text(v, s) for v in values) + "]"
+
+    yield f"variant = {_toml_value(h.variant)}"
+    yield f"ante_trimming_status = {_toml_value(h.ante_trimming_status)}"
+    yield f"antes = {amounts(h.antes)}"
+    if h.blinds_or_straddles is not None:
+        yield f"blinds_or_straddles = {amounts(h.blinds_or_straddles)}"
+    for key in _SCALAR_AMOUNTS:
+        value = getattr(h, key)
+        if value is not None:
+            yield f"{key} = {_amount_text(value, s)}"
+    yield f"starting_stacks = {amounts(h.starting_stacks)}"
+    yield "actions = ["
+    yield from (f"  {_toml_value(format_action(a, s))}," for a in h.actions)
+    yield "]"
+    if h.finishing_stacks is not None:
+        yield f"finishing_stacks = {amounts(h.finishing_stacks)}"
+    if h.winnings is not None:
+        yield f"winnings = {amounts(h.winnings)}"
+    for key in ("players", "seats", "seat_count"):
+        value = getattr(h, key)
+        if value is not None:
+            yield f"{key} = {_toml_value(value)}"
+    for key, value in h.extra.items():
+        if key in _KNOWN:
+            raise HandHistoryError(f"extra field {key!r} is a HandHistory field; set it there")
+        yield f"{_toml_key(key)} = {_toml_value(value)}"
+
+
+def _amount_text(value: Result, scale: int) -> str:
+    exact = Fraction(value) / scale
+    if exact.denominator == 1:
+        return str(exact.numerator)
+    for places in range(1, 31):
+        shifted = exact * 10 ** places
+        if shifted.denominator == 1:
+            digits = str(abs(shifted.numerator)).rjust(places + 1, "0")
+            sign = "-" if shifted < 0 else ""
+            return f"{sign}{digits[:-places]}.{digits[-places:]}"
+    raise HandHistoryError(f"{value} / {scale} has no exact decimal form to write in PHH")
+
+
+_ESCAPES: Final = {'"': '\\"', "\\": "\\\\", "\b": "\\b", "\t": "\\t", "\n": "\\n",
+                   "\f": "\\f", "\r": "\\r"}
+
+
+def _toml_str(text: str) -> str:
+    return '"' + "".join(
+        _ESCAPES.get(c) or (f"\\u{ord(c):04x}" if ord(c) < 0x20 or ord(c) == 0x7F else c)
+        for c in text) + '"'
+
+
+def _toml_key(key: str) -> str:
+    return key if _BARE_KEY.fullmatch(key) else _toml_str(key)
+
+
+def _toml_value(value: object) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, str):
+        return _toml_str(value)
+    if isinstance(value, Decimal):
+        if not value.is_finite():
+            return "nan" if value.is_nan() else ("-inf" if value < 0 else "inf")
+        text = str(value)
+        return text if any(c in text for c in ".Ee") else text + ".0"
+    if isinstance(value, float):
+        return repr(value)
+    if isinstance(value, dt.time) and value.tzinfo is not None:
+        raise HandHistoryError(f"TOML has no time of day with an offset: {value!r}")
+    if isinstance(value, dt.date | dt.time):
+        return value.isoformat()
+    if isinstance(value, list | tuple):
+        return "[" + ", ".join(_toml_value(v) for v in value) + "]"
+    if isinstance(value, Mapping):
+        return "{" + ", ".join(f"{_toml_key(str(k))} = {_toml_value(v)}"
+                               for k, v in value.items()) + "}"
+    raise HandHistoryError(f"cannot write {value!r} ({type(value).__name__}) as a TOML value")
+
+
+__all__ = [
+    "ACTION_KINDS", "VARIANT_FIELDS", "HandHistory", "Number", "PhhAction", "Result",
+    "dump_many", "dumps", "format_action", "loads", "loads_file",
+]
