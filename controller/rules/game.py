@@ -1,0 +1,109 @@
+"""The setup of one hand: game, stakes, forced bets and the players' stacks.
+
+Players are numbered by position, as in PHH: index 0 is the first player left of the
+button and the last index is the button. With three or more players index 0 posts the
+small blind and index 1 the big blind; heads-up the button (index 1) posts the small blind
+and index 0 the big blind (BTN-3).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import StrEnum
+
+from controller.rules.config import Variant
+from controller.rules.errors import ConfigError
+from controller.rules.rake import RakePolicy
+
+MAX_PLAYERS = 10
+
+
+class Straddle(StrEnum):
+    """Which straddle, if any, this hand has (STRADDLE-1..4)."""
+
+    NONE = "none"
+    UTG = "utg"  # STRADDLE-2: first player clockwise of the big blind
+    BUTTON = "button"  # STRADDLE-3: Mississippi, posted by the button
+
+
+@dataclass(frozen=True, slots=True)
+class GameConfig:
+    """Everything fixed before the first card of a hand; amounts in the smallest unit."""
+
+    variant: Variant
+    stacks: tuple[int, ...]
+    small_blind: int
+    big_blind: int
+    antes: tuple[int, ...] = ()  # per player, dead money (ANTE-4); () for none
+    big_blind_ante: int = 0  # ANTE-2: the big blind pays it for the table, after the blind
+    straddle: Straddle = Straddle.NONE
+    straddle_amount: int = 0  # 0: twice the big blind (STRADDLE-1)
+    small_bet: int = 0  # FT: the bet on preflop and flop (FL-2: the structure sets it)
+    big_bet: int = 0  # FT: the bet on turn and river
+    fl_capped: bool | None = None  # FL-1; None: capped unless the hand is heads-up
+    unit: int = 1  # the smallest amount a pot is split into (POT-5)
+    rake: RakePolicy | None = None  # None: no rake (tournaments, RAKE-9)
+
+    def __post_init__(self) -> None:
+        n = len(self.stacks)
+        if not 2 <= n <= MAX_PLAYERS:
+            raise ConfigError(f"a hand needs 2 to {MAX_PLAYERS} players, not {n}")
+        if any(s <= 0 for s in self.stacks):
+            raise ConfigError("every player dealt in needs chips: stacks must be positive "
+                              f"whole units, got {list(self.stacks)}")
+        if self.big_blind <= 0 or not 0 <= self.small_blind <= self.big_blind:
+            raise ConfigError(f"blinds {self.small_blind}/{self.big_blind} are not valid: the "
+                              "big blind must be positive and the small blind at most it")
+        if self.antes and (len(self.antes) != n or any(a < 0 for a in self.antes)):
+            raise ConfigError(f"antes must give one non-negative amount per player ({n})")
+        if self.big_blind_ante < 0 or self.unit <= 0:
+            raise ConfigError("the big blind ante cannot be negative and the unit must be "
+                              "positive")
+        if self.straddle is not Straddle.NONE:
+            if n < 3:
+                raise ConfigError("a straddle needs three or more players (STRADDLE-2/3)")
+            if self.variant is Variant.FT:
+                raise ConfigError("straddles are for no-limit and pot-limit cash games "
+                                  "(STRADDLE-6)")
+        if self.variant is Variant.FT and not 0 < self.small_bet <= self.big_bet:
+            raise ConfigError("fixed limit needs small_bet and big_bet, 0 < small <= big "
+                              "(FL-2: the structure sets them)")
+
+    @property
+    def players(self) -> int:
+        """How many players are dealt in."""
+        return len(self.stacks)
+
+    @property
+    def heads_up(self) -> bool:
+        """Exactly two players dealt in (BTN-3)."""
+        return len(self.stacks) == 2
+
+    @property
+    def small_blind_index(self) -> int:
+        """Who posts the small blind: the button heads-up (BTN-3), else index 0."""
+        return 1 if len(self.stacks) == 2 else 0
+
+    @property
+    def big_blind_index(self) -> int:
+        """Who posts the big blind."""
+        return 0 if len(self.stacks) == 2 else 1
+
+    @property
+    def straddle_index(self) -> int | None:
+        """Who straddles: UTG (STRADDLE-2) or the button (STRADDLE-3)."""
+        if self.straddle is Straddle.UTG:
+            return 2
+        if self.straddle is Straddle.BUTTON:
+            return len(self.stacks) - 1
+        return None
+
+    @property
+    def straddle_size(self) -> int:
+        """The straddle: twice the big blind unless set (STRADDLE-1)."""
+        return self.straddle_amount or 2 * self.big_blind
+
+    @property
+    def capped(self) -> bool:
+        """Whether the fixed-limit cap applies (FL-1)."""
+        return self.fl_capped if self.fl_capped is not None else len(self.stacks) > 2

@@ -1,0 +1,742 @@
+"""The hand state machine for NT, PO and FT (DEAL, BLIND, ANTE, STRADDLE, BET, PL, FL, POT, SHOW).
+
+Every operation comes three ways, after PokerKit: ``verify_x`` raises
+:class:`IllegalActionError` naming the rule and the reason, ``can_x`` answers yes or no,
+and ``x`` performs the action and returns it. An illegal action never changes the state.
+Chips are conserved: stacks plus contributions always equal the starting stacks, and after
+the hand the stacks plus the rake do.
+
+The hand's truth is its action log (:attr:`Hand.log`): :meth:`Hand.replay` rebuilds any
+hand from its config and log, and :meth:`Hand.undo` is a replay without the last action.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Final
+
+from controller.rules.actions import (
+    Action,
+    BetRaise,
+    Call,
+    Check,
+    DealBoard,
+    DealHole,
+    Fold,
+    Muck,
+    Show,
+)
+from controller.rules.cards import DECK, Card, format_cards
+from controller.rules.config import HOLE_CARDS, LIVE_CASH, RulesProfile, Variant
+from controller.rules.errors import IllegalActionError
+from controller.rules.evaluator import evaluate, evaluate_omaha
+from controller.rules.game import GameConfig
+from controller.rules.pots import Pot, build_pots, split_pot
+from controller.rules.rake import rake_for
+
+
+class Phase(StrEnum):
+    """Where the hand is (DEAL-1)."""
+
+    DEAL_HOLE = "deal_hole"
+    BETTING = "betting"
+    DEAL_BOARD = "deal_board"
+    SHOWDOWN = "showdown"
+    COMPLETE = "complete"
+
+
+STREETS: Final = ("preflop", "flop", "turn", "river")
+_BOARD_DEAL: Final = (3, 1, 1)  # cards dealt to reach the flop, turn and river (DEAL-1)
+
+
+@dataclass(frozen=True, slots=True)
+class Award:
+    """One pot as it was awarded (POT-2): after rake, to whom, how much each."""
+
+    amount: int
+    eligible: tuple[int, ...]
+    shares: tuple[tuple[int, int], ...]  # (player, chips), odd units included (POT-5)
+
+    @property
+    def split(self) -> bool:
+        """True when tied hands shared the pot."""
+        return len(self.shares) > 1
+
+
+class Hand:
+    """One hand, from the forced bets to the pots awarded."""
+
+    __slots__ = (
+        "_known",
+        "_show_queue",
+        "acted",
+        "actor",
+        "aggressor",
+        "awards",
+        "bet_count",
+        "bets",
+        "board",
+        "config",
+        "contrib",
+        "current_bet",
+        "dead_money",
+        "folded",
+        "hole",
+        "last_aggressor",
+        "log",
+        "min_increment",
+        "mucked",
+        "payouts",
+        "phase",
+        "profile",
+        "rake",
+        "reopen_level",
+        "short_accum",
+        "shown",
+        "stacks",
+        "street",
+    )
+
+    def __init__(self, config: GameConfig, profile: RulesProfile = LIVE_CASH) -> None:
+        n = config.players
+        self.config = config
+        self.profile = profile
+        self.stacks = list(config.stacks)
+        self.bets = [0] * n  # live bets this round
+        self.contrib = [0] * n  # what each player put in this hand, their own antes included
+        self.dead_money = 0  # the big blind ante: the table's, in the main pot (ANTE-2)
+        self.folded = [False] * n
+        self.mucked = [False] * n
+        self.shown = [False] * n
+        self.hole: list[tuple[Card | None, ...] | None] = [None] * n
+        self.board: list[Card] = []
+        self.log: list[Action] = []
+        self.payouts: list[int] | None = None
+        self.awards: list[Award] = []  # how each pot was won, once the hand is settled
+        self.rake = 0
+        self.phase = Phase.DEAL_HOLE
+        self.street = 0
+        self.actor: int | None = None
+        self.acted = [-1] * n  # the bet level each player last acted on this round
+        self.current_bet = 0
+        self.min_increment = config.big_blind
+        self.reopen_level = 0
+        self.short_accum = 0
+        self.bet_count = 0
+        self.aggressor: int | None = None  # last bettor or raiser this round
+        self.last_aggressor: int | None = None  # ... in the whole hand
+        self._known: set[int] = set()
+        self._show_queue: list[int] = []
+        self._post_forced_bets()
+
+    # ------------------------------------------------------------------ forced bets
+    def _pay(self, player: int, amount: int, live: bool) -> None:
+        paid = min(amount, self.stacks[player])  # BLIND-3: short stacks post all they have
+        self.stacks[player] -= paid
+        self.contrib[player] += paid
+        if live:
+            self.bets[player] += paid
+
+    def _post_forced_bets(self) -> None:
+        cfg = self.config
+        for player, ante in enumerate(cfg.antes):  # ANTE-4: dead money, posted first
+            if ante:
+                self._pay(player, ante, live=False)
+        self._pay(cfg.small_blind_index, cfg.small_blind, live=True)  # BLIND-1, BTN-3
+        self._pay(cfg.big_blind_index, cfg.big_blind, live=True)
+        if cfg.big_blind_ante:  # ANTE-2; ANTE-5: the blind first, the ante from the rest
+            bb = cfg.big_blind_index
+            paid = min(cfg.big_blind_ante, self.stacks[bb])
+            self.stacks[bb] -= paid
+            self.dead_money = paid  # paid for the whole table: nobody's stake, all can win it
+        straddler = cfg.straddle_index
+        if straddler is not None:  # STRADDLE-1..3
+            self._pay(straddler, cfg.straddle_size, live=True)
+            self.min_increment = cfg.straddle_size  # STRADDLE-5
+        if cfg.variant is Variant.FT:
+            self.min_increment = cfg.small_bet
+            self.bet_count = 1  # FL-1: the big blind is the round's bet
+        self.current_bet = max(self.bets)
+        self.reopen_level = self.current_bet
+
+    # ------------------------------------------------------------------ views
+    @property
+    def players(self) -> int:
+        """How many players were dealt in."""
+        return len(self.stacks)
+
+    @property
+    def pot_total(self) -> int:
+        """All chips in the middle, bets not yet gathered included (PL-3)."""
+        return sum(self.contrib) + self.dead_money
+
+    @property
+    def call_amount(self) -> int:
+        """What the player to act must put in to call (capped by their stack)."""
+        p = self.actor
+        if p is None:
+            return 0
+        return min(self.current_bet - self.bets[p], self.stacks[p])
+
+    @property
+    def min_raise_to(self) -> int | None:
+        """The smallest legal bet or raise total for the player to act, or None."""
+        limits = self._raise_limits()
+        return None if limits is None else limits[0]
+
+    @property
+    def max_raise_to(self) -> int | None:
+        """The largest legal bet or raise total for the player to act, or None."""
+        limits = self._raise_limits()
+        return None if limits is None else limits[1]
+
+    @property
+    def is_complete(self) -> bool:
+        """True once every pot has been awarded."""
+        return self.phase is Phase.COMPLETE
+
+    @property
+    def show_order(self) -> tuple[int, ...]:
+        """Who still has to show or muck, in the order the rules call them (SHOW-2/3)."""
+        return tuple(self._show_queue) if self.phase is Phase.SHOWDOWN else ()
+
+    @property
+    def next_to_show(self) -> int | None:
+        """The player the showdown waits for, or None."""
+        return self._show_queue[0] if self.phase is Phase.SHOWDOWN and self._show_queue else None
+
+    def pots(self) -> list[Pot]:
+        """The main pot and side pots as they stand (POT-1), before rake.
+
+        Each player's own antes are layered with their bets; the big blind ante is dead
+        money for the whole table and goes to the main pot (ANTE-2, ANTE-4).
+        """
+        live = [not (f or m) for f, m in zip(self.folded, self.mucked, strict=True)]
+        pots = build_pots(self.contrib, live)
+        if self.dead_money:
+            if pots:
+                pots[0] = Pot(pots[0].amount + self.dead_money, pots[0].eligible)
+            else:
+                pots = [Pot(self.dead_money, tuple(i for i, a in enumerate(live) if a))]
+        return pots
+
+    def snapshot(self) -> tuple[object, ...]:
+        """Everything that makes up the state, for equality checks (undo, replay)."""
+        return (
+            self.phase, self.street, self.actor, tuple(self.stacks), tuple(self.bets),
+            tuple(self.contrib), self.dead_money, tuple(self.folded), tuple(self.mucked),
+            tuple(self.shown), tuple(self.hole), tuple(self.board), self.current_bet,
+            self.min_increment, self.reopen_level, self.short_accum, self.bet_count,
+            tuple(self.acted), self.aggressor, self.last_aggressor, tuple(self._show_queue),
+            self.rake, None if self.payouts is None else tuple(self.payouts),
+            tuple(self.awards), len(self.log),
+        )
+
+    # ------------------------------------------------------------------ dealing
+    def verify_deal_hole(self, player: int, cards: Sequence[Card | None]) -> None:
+        """Raise unless ``player`` may be dealt these hole cards now (CARD-2, CARD-3)."""
+        if self.phase is not Phase.DEAL_HOLE:
+            raise IllegalActionError(f"hole cards are dealt before the betting; the hand is at "
+                                     f"{self.phase}", "DEAL-1")
+        if not 0 <= player < len(self.stacks):
+            raise IllegalActionError(f"there is no player {player} in this hand")
+        if self.hole[player] is not None:
+            raise IllegalActionError(f"player {player} already has hole cards", "CARD-2")
+        want = HOLE_CARDS[self.config.variant]
+        if len(cards) != want:
+            raise IllegalActionError(f"{self.config.variant} deals {want} hole cards, not "
+                                     f"{len(cards)}", "CARD-3" if want == 4 else "CARD-2")
+        self._verify_unseen([c for c in cards if c is not None])
+
+    def can_deal_hole(self, player: int, cards: Sequence[Card | None]) -> bool:
+        """Whether :meth:`deal_hole` would accept these cards."""
+        return _can(self.verify_deal_hole, player, cards)
+
+    def deal_hole(self, player: int, cards: Sequence[Card | None]) -> DealHole:
+        """Deal ``player`` their hole cards; betting starts once everyone has theirs."""
+        self.verify_deal_hole(player, cards)
+        action = DealHole(player, tuple(cards))
+        self.hole[player] = action.cards
+        self._known.update(c for c in action.cards if c is not None)
+        self.log.append(action)
+        if None not in self.hole:
+            self.phase = Phase.BETTING
+            self._start_round()
+        return action
+
+    def verify_deal_board(self, cards: Sequence[Card]) -> None:
+        """Raise unless these community cards are the next to come (DEAL-1, CARD-7)."""
+        if self.phase is not Phase.DEAL_BOARD:
+            why = ("the hand is over: no more cards are dealt (CARD-7)"
+                   if self.phase is Phase.COMPLETE else f"the hand is at {self.phase}")
+            raise IllegalActionError(f"no board cards are due now: {why}", "DEAL-1")
+        want = _BOARD_DEAL[self.street]
+        if len(cards) != want:
+            raise IllegalActionError(f"the {STREETS[self.street + 1]} is {want} card"
+                                     f"{'s' if want > 1 else ''}, not {len(cards)}", "DEAL-1")
+        self._verify_unseen(cards)
+
+    def can_deal_board(self, cards: Sequence[Card]) -> bool:
+        """Whether :meth:`deal_board` would accept these cards."""
+        return _can(self.verify_deal_board, cards)
+
+    def deal_board(self, cards: Sequence[Card]) -> DealBoard:
+        """Deal the flop, turn or river; betting follows while two players can bet."""
+        self.verify_deal_board(cards)
+        action = DealBoard(tuple(cards))
+        self.board.extend(action.cards)
+        self._known.update(action.cards)
+        self.log.append(action)
+        self.street += 1
+        self.phase = Phase.BETTING
+        self._start_round()
+        return action
+
+    def _verify_unseen(self, cards: Sequence[int]) -> None:
+        seen: set[int] = set()
+        for card in cards:
+            if card in self._known or card in seen:
+                raise IllegalActionError(f"{DECK[card]} is already in this hand", "CARD-1")
+            seen.add(card)
+
+    # ------------------------------------------------------------------ betting
+    def _verify_turn(self, player: int | None, what: str) -> int:
+        if self.phase is not Phase.BETTING or self.actor is None:
+            raise IllegalActionError(f"nobody can {what} now: the hand is at {self.phase}",
+                                     "BET-1")
+        if player is not None and player != self.actor:
+            raise IllegalActionError(f"player {player} cannot {what}: it is player "
+                                     f"{self.actor}'s turn", "BET-1")
+        return self.actor
+
+    def verify_fold(self, player: int | None = None) -> None:
+        """Raise unless the player to act (or ``player``) may fold (BET-2)."""
+        self._verify_turn(player, "fold")
+
+    def can_fold(self, player: int | None = None) -> bool:
+        """Whether :meth:`fold` would be accepted."""
+        return _can(self.verify_fold, player)
+
+    def fold(self, player: int | None = None) -> Fold:
+        """The player to act gives up the hand (BET-2, LIVE-3)."""
+        self.verify_fold(player)
+        p = self.actor
+        assert p is not None
+        self.folded[p] = True
+        action = Fold(p)
+        self.log.append(action)
+        if self.folded.count(False) == 1:  # POT-4: one player left wins without showing
+            self._end_round()
+        else:
+            self._advance(p)
+        return action
+
+    def verify_check(self, player: int | None = None) -> None:
+        """Raise unless the player to act may check (BET-2, BLIND-2)."""
+        p = self._verify_turn(player, "check")
+        if self.bets[p] < self.current_bet:
+            raise IllegalActionError(f"player {p} cannot check: there is "
+                                     f"{self.current_bet - self.bets[p]} to call", "BET-2")
+
+    def can_check(self, player: int | None = None) -> bool:
+        """Whether :meth:`check` would be accepted."""
+        return _can(self.verify_check, player)
+
+    def check(self, player: int | None = None) -> Check:
+        """The player to act checks."""
+        self.verify_check(player)
+        p = self.actor
+        assert p is not None
+        self.acted[p] = self.current_bet
+        action = Check(p)
+        self.log.append(action)
+        self._advance(p)
+        return action
+
+    def verify_call(self, player: int | None = None) -> int:
+        """Raise unless the player to act may call; return the chips the call puts in."""
+        p = self._verify_turn(player, "call")
+        owed = self.current_bet - self.bets[p]
+        if owed <= 0:
+            raise IllegalActionError(f"player {p} has nothing to call: check or bet", "BET-2")
+        return min(owed, self.stacks[p])  # BET-6: all-in for less
+
+    def can_call(self, player: int | None = None) -> bool:
+        """Whether :meth:`call` would be accepted."""
+        return _can(self.verify_call, player)
+
+    def call(self, player: int | None = None) -> Call:
+        """The player to act matches the highest bet, or goes all-in for less (BET-6)."""
+        amount = self.verify_call(player)
+        p = self.actor
+        assert p is not None
+        self.stacks[p] -= amount
+        self.contrib[p] += amount
+        self.bets[p] += amount
+        self.acted[p] = self.current_bet
+        self.short_accum = 0  # BET-9: a call ends a run of short all-ins
+        action = Call(p, amount)
+        self.log.append(action)
+        self._advance(p)
+        return action
+
+    def check_or_call(self, player: int | None = None) -> Check | Call:
+        """Check if nothing is owed, else call (PHH ``cc``)."""
+        p = self._verify_turn(player, "check or call")
+        return self.check(p) if self.bets[p] >= self.current_bet else self.call(p)
+
+    def _raise_limits(self) -> tuple[int, int] | None:
+        """(min, max) bet-or-raise totals for the player to act, or None if they may not."""
+        p = self.actor
+        if p is None or self.phase is not Phase.BETTING:
+            return None
+        try:
+            return self._verify_raise_rights(p)
+        except IllegalActionError:
+            return None
+
+    def _verify_raise_rights(self, p: int) -> tuple[int, int]:
+        cfg = self.config
+        bets = self.bets
+        current = self.current_bet
+        all_in_to = self.stacks[p] + bets[p]
+        if all_in_to <= current:
+            raise IllegalActionError(f"player {p} has no chips beyond a call", "BET-6")
+        folded = self.folded
+        stacks = self.stacks
+        if not any(i != p and not folded[i] and stacks[i] + bets[i] > current
+                   for i in range(len(stacks))):  # POT-3: it would all come back uncalled
+            raise IllegalActionError("no other player can put in more than the current bet: "
+                                     "only call or fold", "BET-1")
+        acted = self.acted[p]
+        if acted >= 0:
+            if self.profile.short_allin_successive:
+                reopened = self.reopen_level > acted
+            else:  # BET-9 per_player_cumulative
+                reopened = current - acted >= self.min_increment
+            if not reopened:
+                raise IllegalActionError(
+                    f"player {p} already acted and faces only a short all-in: call or "
+                    "fold (the betting was not reopened)", "BET-8")
+        variant = cfg.variant
+        if variant is Variant.FT:
+            if cfg.capped and self.bet_count >= self.profile.number("fl.max_bets"):
+                raise IllegalActionError("the betting is capped at one bet and three raises "
+                                         "this round", "FL-1")
+            size = cfg.small_bet if self.street < 2 else cfg.big_bet
+            low = high = current + size
+        else:
+            low = current + self.min_increment  # BET-3, BET-4 (min_increment starts at BB)
+            high = all_in_to
+            if variant is Variant.PO:  # PL-3: current bet + the pot after calling, but
+                # never below the minimum (BET-3: a small pot still allows a full bet)
+                high = max(low, current + self.pot_total + (current - bets[p]))
+        if all_in_to < low:  # BET-8: an all-in short of the minimum is still allowed
+            return all_in_to, all_in_to
+        return low, min(high, all_in_to)
+
+    def verify_bet_or_raise_to(self, amount: int, player: int | None = None) -> None:
+        """Raise unless the player to act may bet or raise to a total of ``amount``."""
+        p = self._verify_turn(player, "bet or raise")
+        low, high = self._verify_raise_rights(p)
+        if not low <= amount <= high:
+            word = "bet" if self.current_bet == 0 else "raise"
+            if low == high:
+                rule = "FL-1" if self.config.variant is Variant.FT else "BET-8"
+                raise IllegalActionError(f"player {p} can {word} only to {low}, not {amount}",
+                                         rule)
+            rule = "BET-4" if amount < low else (
+                "PL-3" if self.config.variant is Variant.PO else "BET-6")
+            raise IllegalActionError(f"a {word} must be to between {low} and {high}, not "
+                                     f"{amount}", rule)
+
+    def can_bet_or_raise_to(self, amount: int, player: int | None = None) -> bool:
+        """Whether :meth:`bet_or_raise_to` would be accepted."""
+        return _can(self.verify_bet_or_raise_to, amount, player)
+
+    def bet_or_raise_to(self, amount: int, player: int | None = None) -> BetRaise:
+        """The player to act bets or raises to a total of ``amount`` this round."""
+        self.verify_bet_or_raise_to(amount, player)
+        p = self.actor
+        assert p is not None
+        put = amount - self.bets[p]
+        self.stacks[p] -= put
+        self.contrib[p] += put
+        self.bets[p] = amount
+        self.acted[p] = amount
+        increment = amount - self.current_bet
+        if increment >= self.min_increment:  # BET-4, BET-7: a full raise reopens
+            if self.config.variant is not Variant.FT:  # fixed limit keeps its bet size
+                self.min_increment = increment
+            self.reopen_level = amount
+            self.short_accum = 0
+            self.bet_count += 1
+        else:  # BET-8: short all-in; BET-9: a run of them may add up to a full raise
+            self.short_accum += increment
+            if self.profile.short_allin_successive and self.short_accum >= self.min_increment:
+                self.reopen_level = amount
+                self.short_accum = 0
+        self.current_bet = amount
+        self.aggressor = self.last_aggressor = p
+        action = BetRaise(p, amount)
+        self.log.append(action)
+        self._advance(p)
+        return action
+
+    # ------------------------------------------------------------------ round flow
+    def _start_round(self) -> None:
+        cfg = self.config
+        n = len(self.stacks)
+        if self.street == 0:
+            straddler = cfg.straddle_index
+            first = (straddler if straddler is not None else cfg.big_blind_index) + 1
+        else:  # DEAL-2: later rounds start left of the button
+            self.current_bet = 0
+            self.reopen_level = 0
+            self.short_accum = 0
+            self.bet_count = 0
+            self.aggressor = None
+            self.acted = [-1] * n
+            if cfg.variant is Variant.FT:
+                self.min_increment = cfg.small_bet if self.street < 2 else cfg.big_bet
+            else:
+                self.min_increment = cfg.big_blind
+            first = 0
+        self.actor = self._next_to_act(first % n)
+        if self.actor is None:
+            self._end_round()
+
+    def _next_to_act(self, start: int) -> int | None:
+        stacks = self.stacks
+        folded = self.folded
+        bets = self.bets
+        acted = self.acted
+        current = self.current_bet
+        n = len(stacks)
+        active = 0
+        for i in range(n):
+            if stacks[i] and not folded[i]:
+                active += 1
+        for k in range(n):
+            i = (start + k) % n
+            if stacks[i] and not folded[i] and (acted[i] < 0 or bets[i] < current):
+                if active == 1 and bets[i] >= current:
+                    return None  # BET-1: nobody left to bet against
+                return i
+        return None
+
+    def _advance(self, player: int) -> None:
+        self.actor = self._next_to_act((player + 1) % len(self.stacks))
+        if self.actor is None:
+            self._end_round()
+
+    def _end_round(self) -> None:
+        self.actor = None
+        bets = self.bets
+        top = max(bets)
+        leader = bets.index(top)
+        second = max(b for i, b in enumerate(bets) if i != leader)
+        if top > second:  # POT-3: the part nobody matched goes back
+            back = top - second
+            bets[leader] -= back
+            self.contrib[leader] -= back
+            self.stacks[leader] += back
+        self.bets = [0] * len(bets)
+        if self.folded.count(False) == 1:
+            self._settle()
+        elif self.street == 3:
+            self._start_showdown()
+        else:
+            self.phase = Phase.DEAL_BOARD
+
+    # ------------------------------------------------------------------ showdown
+    def _start_showdown(self) -> None:
+        self.phase = Phase.SHOWDOWN
+        n = len(self.stacks)
+        contenders = [i for i in range(n) if not self.folded[i]]
+        all_in = any(self.stacks[i] == 0 for i in contenders)
+        if all_in and self.profile.allin_table_at_once:
+            # SHOW-3, SHOW-4: every hand is turned up at once; only unread hands wait.
+            for i in contenders:
+                self.shown[i] = None not in (self.hole[i] or (None,))
+            self._show_queue = [i for i in contenders if not self.shown[i]]
+        else:
+            # SHOW-3 last_aggressor_first when someone is all-in; otherwise SHOW-2: the
+            # river's last bettor, else the first player left of the button.
+            start = self.last_aggressor if all_in else self.aggressor
+            if start is None or self.folded[start]:
+                start = contenders[0]
+            self._show_queue = sorted(contenders, key=lambda i: (i - start) % n)
+        self._after_showdown_action()
+
+    def _next_to_show(self, player: int | None, what: str) -> int:
+        if self.phase is not Phase.SHOWDOWN:
+            raise IllegalActionError(f"nobody can {what} now: the hand is at {self.phase}",
+                                     "SHOW-1")
+        p = self._show_queue[0]
+        if player is not None and player != p:
+            raise IllegalActionError(f"player {player} cannot {what} yet: player {p} shows "
+                                     "first", "SHOW-2")
+        return p
+
+    def verify_show(self, player: int | None = None,
+                    cards: Sequence[Card] | None = None) -> tuple[Card, ...]:
+        """Raise unless the next player may table these cards; return the cards shown."""
+        p = self._next_to_show(player, "show")
+        hole = self.hole[p]
+        assert hole is not None
+        if cards is None:
+            if None in hole:
+                raise IllegalActionError(f"player {p}'s cards were not read: say which cards "
+                                         "they show", "SHOW-6")
+            return tuple(c for c in hole if c is not None)
+        if len(cards) != len(hole):
+            raise IllegalActionError(f"player {p} must show all {len(hole)} hole cards, not "
+                                     f"{len(cards)}", "SHOW-5")
+        if None not in hole and sorted(cards) != sorted(c for c in hole if c is not None):
+            raise IllegalActionError(f"player {p} holds {format_cards(c for c in hole if c)}"
+                                     f", not {format_cards(cards)}", "SHOW-7")
+        self._verify_unseen([c for c in cards if c not in hole])
+        return tuple(cards)
+
+    def can_show(self, player: int | None = None, cards: Sequence[Card] | None = None) -> bool:
+        """Whether :meth:`show` would be accepted."""
+        return _can(self.verify_show, player, cards)
+
+    def show(self, player: int | None = None, cards: Sequence[Card] | None = None) -> Show:
+        """The next player in the showdown order tables their hand (SHOW-2, SHOW-6)."""
+        shown = self.verify_show(player, cards)
+        p = self._show_queue.pop(0)
+        hole = self.hole[p]
+        assert hole is not None
+        if None in hole:
+            self._known.update(shown)
+            self.hole[p] = shown
+        self.shown[p] = True
+        action = Show(p, shown)
+        self.log.append(action)
+        self._after_showdown_action()
+        return action
+
+    def verify_muck(self, player: int | None = None) -> None:
+        """Raise unless the next player in the showdown order may muck (SHOW-4, SHOW-10)."""
+        p = self._next_to_show(player, "muck")
+        if self.stacks[p] and any(self.stacks[i] == 0 and not self.folded[i]
+                                  for i in range(len(self.stacks))):
+            raise IllegalActionError(f"player {p} plays for a side pot against an all-in "
+                                     "player and must table the hand", "SHOW-4")
+
+    def can_muck(self, player: int | None = None) -> bool:
+        """Whether :meth:`muck` would be accepted."""
+        return _can(self.verify_muck, player)
+
+    def muck(self, player: int | None = None) -> Muck:
+        """The next player in the showdown order gives up their claim (SHOW-10)."""
+        self.verify_muck(player)
+        p = self._show_queue.pop(0)
+        self.mucked[p] = True
+        action = Muck(p)
+        self.log.append(action)
+        self._after_showdown_action()
+        return action
+
+    def _after_showdown_action(self) -> None:
+        in_claim = [i for i in range(len(self.stacks)) if not (self.folded[i] or self.mucked[i])]
+        if len(in_claim) <= 1 or not self._show_queue:  # POT-4, SHOW-5 exception
+            self._settle()
+
+    # ------------------------------------------------------------------ settling
+    def _strength(self, player: int) -> int:
+        hole = self.hole[player]
+        assert hole is not None and None not in hole
+        cards = [c for c in hole if c is not None]
+        if self.config.variant is Variant.PO:
+            return evaluate_omaha(cards, self.board)  # CARD-3
+        return evaluate(cards + self.board)  # CARD-2
+
+    def _settle(self) -> None:
+        self.phase = Phase.COMPLETE
+        self.actor = None
+        self._show_queue = []
+        n = len(self.stacks)
+        pots = self.pots()
+        cfg = self.config
+        if cfg.rake is not None:  # RAKE-1..8, taken from the main pot first
+            self.rake = rake_for(cfg.rake, sum(p.amount for p in pots),
+                                 saw_flop=len(self.board) >= 3, players_dealt=n)
+            owed = self.rake
+            for k, pot in enumerate(pots):
+                take = min(owed, pot.amount)
+                pots[k] = Pot(pot.amount - take, pot.eligible)
+                owed -= take
+        payouts = [0] * n
+        strengths: dict[int, int] = {}
+        each = self.profile.odd_unit_each
+        awards: list[Award] = []
+        for pot in pots:  # POT-2: each pot on its own, never mixed before the split
+            if not pot.amount:
+                continue
+            if len(pot.eligible) == 1:
+                shares = {pot.eligible[0]: pot.amount}
+            else:
+                for i in pot.eligible:
+                    if i not in strengths:
+                        strengths[i] = self._strength(i)
+                best = max(strengths[i] for i in pot.eligible)
+                winners = [i for i in pot.eligible if strengths[i] == best]
+                shares = split_pot(pot.amount, winners, cfg.unit, each=each)
+            for i, won in shares.items():
+                payouts[i] += won
+            awards.append(Award(pot.amount, pot.eligible, tuple(shares.items())))
+        self.awards = awards
+        for i in range(n):
+            self.stacks[i] += payouts[i]
+        self.payouts = payouts
+
+    # ------------------------------------------------------------------ log
+    def apply(self, action: Action) -> Action:
+        """Perform a logged action again (replay, undo, crash recovery)."""
+        if isinstance(action, DealHole):
+            return self.deal_hole(action.player, action.cards)
+        if isinstance(action, DealBoard):
+            return self.deal_board(action.cards)
+        if isinstance(action, Fold):
+            return self.fold(action.player)
+        if isinstance(action, Check):
+            return self.check(action.player)
+        if isinstance(action, Call):
+            return self.call(action.player)
+        if isinstance(action, BetRaise):
+            return self.bet_or_raise_to(action.to, action.player)
+        if isinstance(action, Show):
+            return self.show(action.player, action.cards)
+        return self.muck(action.player)
+
+    @classmethod
+    def replay(cls, config: GameConfig, actions: Iterable[Action],
+               profile: RulesProfile = LIVE_CASH) -> Hand:
+        """Rebuild a hand from its config and action log."""
+        hand = cls(config, profile)
+        for action in actions:
+            hand.apply(action)
+        return hand
+
+    def undo(self) -> Action:
+        """Take back the last action; the state is exactly what it was before it."""
+        if not self.log:
+            raise IllegalActionError("there is nothing to undo: no action yet this hand")
+        last = self.log[-1]
+        previous = Hand.replay(self.config, self.log[:-1], self.profile)
+        for name in Hand.__slots__:
+            setattr(self, name, getattr(previous, name))
+        return last
+
+
+def _can(verify: Callable[..., object], *args: object) -> bool:
+    try:
+        verify(*args)
+    except IllegalActionError:
+        return False
+    return True

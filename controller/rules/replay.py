@@ -1,0 +1,184 @@
+"""Replay a hand history (PHH) through the engine, and export a finished hand as PHH.
+
+PHH numbers players as the engine does (position order from the first seat left of the
+button, the button last; heads-up ``p1`` is the big blind), so actions map one to one.
+Show/muck (``sm``) lines are applied in the order the rules call the players to show
+(SHOW-2/3), whatever order the file lists them in: the file says what each player did,
+the rulebook says when.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from fractions import Fraction
+
+from controller.rules.actions import BetRaise, Call, Check, DealBoard, DealHole, Fold, Muck, Show
+from controller.rules.cards import Card
+from controller.rules.config import LIVE_CASH, RulesProfile, Variant
+from controller.rules.errors import ConfigError, HandHistoryError, IllegalActionError
+from controller.rules.game import GameConfig, Straddle
+from controller.rules.hand import Hand, Phase
+from controller.rules.phh import HandHistory, PhhAction, Result
+
+SUPPORTED = frozenset(v.value for v in Variant)
+
+
+def config_from_history(history: HandHistory) -> GameConfig:
+    """The engine's setup for a PHH hand; raises HandHistoryError if it cannot be played."""
+    if history.variant not in SUPPORTED:
+        raise HandHistoryError(f"variant {history.variant!r} is not supported: Pitboss plays "
+                               + ", ".join(sorted(SUPPORTED)))
+    n = history.player_count
+    forced = list(history.blinds_or_straddles or [0] * n)
+    sb, bb = forced[0], forced[1]
+    straddle, straddle_amount = Straddle.NONE, 0
+    extra = [(i, x) for i, x in enumerate(forced) if i > 1 and x]
+    if len(extra) == 1 and extra[0][0] in (2, n - 1):
+        straddle = Straddle.UTG if extra[0][0] == 2 else Straddle.BUTTON
+        straddle_amount = extra[0][1]
+    elif extra:
+        raise HandHistoryError(f"blinds_or_straddles {forced} has more than one straddle "
+                               "(STRADDLE-1 allows one)")
+    # Heads-up, PHH (after PokerKit) writes antes like blinds, small blind poster first,
+    # while p1 is the big blind: raw index 1 is always the big blind's.
+    raw = tuple(history.antes)
+    antes = raw[::-1] if n == 2 else raw
+    big_blind_ante = 0
+    if any(raw) and all(a == 0 for i, a in enumerate(raw) if i != 1):
+        big_blind_ante, antes = raw[1], ()  # ANTE-2
+    elif not any(raw):
+        antes = ()
+    try:
+        return GameConfig(
+            Variant(history.variant), tuple(history.starting_stacks), sb, bb,
+            antes=antes, big_blind_ante=big_blind_ante, straddle=straddle,
+            straddle_amount=straddle_amount, small_bet=history.small_bet or 0,
+            big_bet=history.big_bet or 0)
+    except ConfigError as exc:
+        raise HandHistoryError(f"cannot set up this hand: {exc}") from None
+
+
+def replay_history(history: HandHistory, profile: RulesProfile = LIVE_CASH) -> Hand:
+    """Play every action of ``history``; raises HandHistoryError naming the action that fails."""
+    hand = Hand(config_from_history(history), profile)
+    pending: dict[int, PhhAction] = {}
+    for number, action in enumerate(history.actions, 1):
+        try:
+            if action.kind == "sm":
+                assert action.actor is not None
+                pending[action.actor] = action
+            else:
+                _apply(hand, action)
+            _drain_showdown(hand, pending)
+        except IllegalActionError as exc:
+            text = action.text or action.kind
+            raise HandHistoryError(f"action {number} ({text!r}) is illegal: {exc}") from None
+    try:
+        while hand.phase is Phase.SHOWDOWN:  # hands the file did not show: cards speak
+            hand.show()
+    except IllegalActionError as exc:
+        raise HandHistoryError(f"the showdown cannot finish: {exc}") from None
+    return hand
+
+
+def _apply(hand: Hand, action: PhhAction) -> None:
+    kind = action.kind
+    if kind == "dh":
+        assert action.actor is not None and action.cards is not None
+        hand.deal_hole(action.actor, action.cards)
+    elif kind == "db":
+        assert action.cards is not None
+        if None in action.cards:
+            raise HandHistoryError("a board card is unknown (??): the board must be read")
+        hand.deal_board([c for c in action.cards if c is not None])
+    elif kind == "f":
+        hand.fold(action.actor)
+    elif kind == "cc":
+        hand.check_or_call(action.actor)
+    elif kind == "cbr":
+        assert action.amount is not None
+        hand.bet_or_raise_to(action.amount, action.actor)
+    elif kind == "noop":
+        return
+    else:
+        raise HandHistoryError(f"action kind {kind!r} does not occur in "
+                               + ", ".join(sorted(SUPPORTED)))
+
+
+def _drain_showdown(hand: Hand, pending: dict[int, PhhAction]) -> None:
+    """Apply waiting show/muck lines while the next player to show has one."""
+    while hand.phase is Phase.SHOWDOWN:
+        nxt = hand.next_to_show
+        if nxt is None or nxt not in pending:
+            return
+        action = pending.pop(nxt)
+        if action.cards is None:
+            hand.muck(nxt)
+        else:
+            cards = action.cards
+            hand.show(nxt, None if None in cards else [c for c in cards if c is not None])
+    if hand.phase is Phase.COMPLETE:
+        pending.clear()  # lines after the pots were settled change nothing (POT-4)
+
+
+def expected_stacks(history: HandHistory, *, each: bool = False) -> list[int] | None:
+    """``finishing_stacks`` in whole units, with half chips given by POT-5.
+
+    Some files record a split pot in fractions of a chip; the rules give leftover units to
+    the first winner left of the button (``each=False``) or one each clockwise (``each``).
+    """
+    if history.finishing_stacks is None:
+        return None
+    stacks = history.finishing_stacks
+    whole = [int(Fraction(s).__floor__()) for s in stacks]
+    leftover = sum(Fraction(s) for s in stacks) - sum(whole)
+    if leftover.denominator != 1:
+        raise HandHistoryError("finishing_stacks do not add up to whole units")
+    odd = [i for i, s in enumerate(stacks) if Fraction(s).denominator != 1]
+    units = int(leftover)
+    if odd and units:
+        if each:
+            for j in range(units):
+                whole[odd[j % len(odd)]] += 1
+        else:
+            whole[odd[0]] += units
+    return whole
+
+
+def history_from_hand(hand: Hand, *, players: Sequence[str] | None = None) -> HandHistory:
+    """The PHH record of a hand (to export each finished hand)."""
+    cfg = hand.config
+    n = cfg.players
+    forced = [0] * n
+    forced[cfg.small_blind_index] = cfg.small_blind
+    forced[cfg.big_blind_index] = cfg.big_blind
+    if cfg.straddle_index is not None:
+        forced[cfg.straddle_index] = cfg.straddle_size
+    antes = list(cfg.antes or [0] * n)
+    antes[cfg.big_blind_index] += cfg.big_blind_ante
+    if n == 2:  # written like the blinds: small blind poster first (see above)
+        antes.reverse()
+    actions: list[PhhAction] = []
+    for a in hand.log:
+        if isinstance(a, DealHole):
+            actions.append(PhhAction(a.player, "dh", cards=a.cards))
+        elif isinstance(a, DealBoard):
+            actions.append(PhhAction(None, "db", cards=tuple[Card | None, ...](a.cards)))
+        elif isinstance(a, Fold):
+            actions.append(PhhAction(a.player, "f"))
+        elif isinstance(a, Check | Call):
+            actions.append(PhhAction(a.player, "cc"))
+        elif isinstance(a, BetRaise):
+            actions.append(PhhAction(a.player, "cbr", amount=a.to))
+        elif isinstance(a, Show):
+            actions.append(PhhAction(a.player, "sm", cards=tuple[Card | None, ...](a.cards)))
+        elif isinstance(a, Muck):
+            actions.append(PhhAction(a.player, "sm"))
+    finishing: tuple[Result, ...] | None = tuple(hand.stacks) if hand.is_complete else None
+    return HandHistory(
+        variant=cfg.variant.value, antes=tuple(antes), starting_stacks=cfg.stacks,
+        actions=tuple(actions), blinds_or_straddles=tuple(forced),
+        min_bet=cfg.big_blind if cfg.variant is not Variant.FT else None,
+        small_bet=cfg.small_bet or None, big_bet=cfg.big_bet or None,
+        ante_trimming_status=False, finishing_stacks=finishing,
+        players=tuple(players) if players is not None else None)
