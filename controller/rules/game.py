@@ -1,9 +1,10 @@
 """The setup of one hand: game, stakes, forced bets and the players' stacks.
 
-Players are numbered by position, as in PHH: index 0 is the first player left of the
-button and the last index is the button. With three or more players index 0 posts the
+Players are numbered by position, as in PHH: index 0 is the first player dealt in left of
+the button and the last index is the button. With three or more players index 0 posts the
 small blind and index 1 the big blind; heads-up the button (index 1) posts the small blind
-and index 0 the big blind (BTN-3).
+and index 0 the big blind (BTN-3). A tournament hand under the dead-button rule may have
+no small blind (BTN-5): then index 0 posts the big blind.
 """
 
 from __future__ import annotations
@@ -41,6 +42,7 @@ class GameConfig:
     small_bet: int = 0  # FT: the bet on preflop and flop (FL-2: the structure sets it)
     big_bet: int = 0  # FT: the bet on turn and river
     fl_capped: bool | None = None  # FL-1; None: capped unless the hand is heads-up
+    no_small_blind: bool = False  # BTN-5: the big blind moved on and nobody owes the SB
     unit: int = 1  # the smallest amount a pot is split into (POT-5)
     rake: RakePolicy | None = None  # None: no rake (tournaments, RAKE-9)
 
@@ -65,6 +67,9 @@ class GameConfig:
             if self.variant is Variant.FT:
                 raise ConfigError("straddles are for no-limit and pot-limit cash games "
                                   "(STRADDLE-6)")
+        if self.no_small_blind and n < 3:
+            raise ConfigError("heads-up a hand always has a small blind: the button posts it "
+                              "(BTN-3, BTN-6)")
         if self.variant is Variant.FT and not 0 < self.small_bet <= self.big_bet:
             raise ConfigError("fixed limit needs small_bet and big_bet, 0 < small <= big "
                               "(FL-2: the structure sets them)")
@@ -80,20 +85,23 @@ class GameConfig:
         return len(self.stacks) == 2
 
     @property
-    def small_blind_index(self) -> int:
-        """Who posts the small blind: the button heads-up (BTN-3), else index 0."""
+    def small_blind_index(self) -> int | None:
+        """Who posts the small blind: the button heads-up (BTN-3), else index 0; None when
+        the hand has no small blind (BTN-5)."""
+        if self.no_small_blind:
+            return None
         return 1 if len(self.stacks) == 2 else 0
 
     @property
     def big_blind_index(self) -> int:
         """Who posts the big blind."""
-        return 0 if len(self.stacks) == 2 else 1
+        return 0 if len(self.stacks) == 2 or self.no_small_blind else 1
 
     @property
     def straddle_index(self) -> int | None:
         """Who straddles: UTG (STRADDLE-2) or the button (STRADDLE-3)."""
         if self.straddle is Straddle.UTG:
-            return 2
+            return self.big_blind_index + 1
         if self.straddle is Straddle.BUTTON:
             return len(self.stacks) - 1
         return None

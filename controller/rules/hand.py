@@ -69,8 +69,10 @@ class Hand:
     """One hand, from the forced bets to the pots awarded."""
 
     __slots__ = (
+        "_active",
         "_known",
         "_show_queue",
+        "_successive",
         "acted",
         "actor",
         "aggressor",
@@ -127,7 +129,9 @@ class Hand:
         self.bet_count = 0
         self.aggressor: int | None = None  # last bettor or raiser this round
         self.last_aggressor: int | None = None  # ... in the whole hand
+        self._active = n  # players holding cards with chips behind (not all-in)
         self._known: set[int] = set()
+        self._successive = profile.short_allin_successive  # BET-9 mode, read once
         self._show_queue: list[int] = []
         self._post_forced_bets()
 
@@ -135,6 +139,8 @@ class Hand:
     def _pay(self, player: int, amount: int, live: bool) -> None:
         paid = min(amount, self.stacks[player])  # BLIND-3: short stacks post all they have
         self.stacks[player] -= paid
+        if paid and not self.stacks[player]:
+            self._active -= 1
         self.contrib[player] += paid
         if live:
             self.bets[player] += paid
@@ -144,12 +150,15 @@ class Hand:
         for player, ante in enumerate(cfg.antes):  # ANTE-4: dead money, posted first
             if ante:
                 self._pay(player, ante, live=False)
-        self._pay(cfg.small_blind_index, cfg.small_blind, live=True)  # BLIND-1, BTN-3
+        if cfg.small_blind_index is not None:  # BLIND-1, BTN-3; BTN-5: may be missing
+            self._pay(cfg.small_blind_index, cfg.small_blind, live=True)
         self._pay(cfg.big_blind_index, cfg.big_blind, live=True)
         if cfg.big_blind_ante:  # ANTE-2; ANTE-5: the blind first, the ante from the rest
             bb = cfg.big_blind_index
             paid = min(cfg.big_blind_ante, self.stacks[bb])
             self.stacks[bb] -= paid
+            if paid and not self.stacks[bb]:
+                self._active -= 1
             self.dead_money = paid  # paid for the whole table: nobody's stake, all can win it
         straddler = cfg.straddle_index
         if straddler is not None:  # STRADDLE-1..3
@@ -226,11 +235,12 @@ class Hand:
         """Everything that makes up the state, for equality checks (undo, replay)."""
         return (
             self.phase, self.street, self.actor, tuple(self.stacks), tuple(self.bets),
-            tuple(self.contrib), self.dead_money, tuple(self.folded), tuple(self.mucked),
-            tuple(self.shown), tuple(self.hole), tuple(self.board), self.current_bet,
-            self.min_increment, self.reopen_level, self.short_accum, self.bet_count,
-            tuple(self.acted), self.aggressor, self.last_aggressor, tuple(self._show_queue),
-            self.rake, None if self.payouts is None else tuple(self.payouts),
+            tuple(self.contrib), self.dead_money, self._active, tuple(self.folded),
+            tuple(self.mucked), tuple(self.shown), tuple(self.hole), tuple(self.board),
+            self.current_bet, self.min_increment, self.reopen_level, self.short_accum,
+            self.bet_count, tuple(self.acted), self.aggressor, self.last_aggressor,
+            tuple(self._show_queue), self.rake,
+            None if self.payouts is None else tuple(self.payouts),
             tuple(self.awards), len(self.log),
         )
 
@@ -295,6 +305,8 @@ class Hand:
         return action
 
     def _verify_unseen(self, cards: Sequence[int]) -> None:
+        if self._known.isdisjoint(cards) and len(set(cards)) == len(cards):
+            return
         seen: set[int] = set()
         for card in cards:
             if card in self._known or card in seen:
@@ -325,6 +337,7 @@ class Hand:
         p = self.actor
         assert p is not None
         self.folded[p] = True
+        self._active -= 1  # only players with chips behind are asked to act
         action = Fold(p)
         self.log.append(action)
         if self.folded.count(False) == 1:  # POT-4: one player left wins without showing
@@ -373,6 +386,8 @@ class Hand:
         p = self.actor
         assert p is not None
         self.stacks[p] -= amount
+        if not self.stacks[p]:
+            self._active -= 1  # BET-6: all-in
         self.contrib[p] += amount
         self.bets[p] += amount
         self.acted[p] = self.current_bet
@@ -412,7 +427,7 @@ class Hand:
                                      "only call or fold", "BET-1")
         acted = self.acted[p]
         if acted >= 0:
-            if self.profile.short_allin_successive:
+            if self._successive:
                 reopened = self.reopen_level > acted
             else:  # BET-9 per_player_cumulative
                 reopened = current - acted >= self.min_increment
@@ -463,6 +478,8 @@ class Hand:
         assert p is not None
         put = amount - self.bets[p]
         self.stacks[p] -= put
+        if not self.stacks[p]:
+            self._active -= 1  # BET-7/8: all-in
         self.contrib[p] += put
         self.bets[p] = amount
         self.acted[p] = amount
@@ -475,7 +492,7 @@ class Hand:
             self.bet_count += 1
         else:  # BET-8: short all-in; BET-9: a run of them may add up to a full raise
             self.short_accum += increment
-            if self.profile.short_allin_successive and self.short_accum >= self.min_increment:
+            if self._successive and self.short_accum >= self.min_increment:
                 self.reopen_level = amount
                 self.short_accum = 0
         self.current_bet = amount
@@ -515,14 +532,10 @@ class Hand:
         acted = self.acted
         current = self.current_bet
         n = len(stacks)
-        active = 0
-        for i in range(n):
-            if stacks[i] and not folded[i]:
-                active += 1
-        for k in range(n):
-            i = (start + k) % n
+        for k in range(start, start + n):
+            i = k if k < n else k - n
             if stacks[i] and not folded[i] and (acted[i] < 0 or bets[i] < current):
-                if active == 1 and bets[i] >= current:
+                if self._active == 1 and bets[i] >= current:
                     return None  # BET-1: nobody left to bet against
                 return i
         return None
@@ -535,13 +548,15 @@ class Hand:
     def _end_round(self) -> None:
         self.actor = None
         bets = self.bets
-        top = max(bets)
-        leader = bets.index(top)
-        second = max(b for i, b in enumerate(bets) if i != leader)
+        ordered = sorted(bets)
+        top, second = ordered[-1], ordered[-2]
         if top > second:  # POT-3: the part nobody matched goes back
+            leader = bets.index(top)
             back = top - second
             bets[leader] -= back
             self.contrib[leader] -= back
+            if not self.stacks[leader]:
+                self._active += 1  # chips behind again
             self.stacks[leader] += back
         self.bets = [0] * len(bets)
         if self.folded.count(False) == 1:

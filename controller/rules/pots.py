@@ -22,6 +22,9 @@ def build_pots(contributions: Sequence[int], live: Sequence[bool]) -> list[Pot]:
     reached (only possible with dead money above every live stake) joins the pot below it.
     """
     levels = sorted({c for c, alive in zip(contributions, live, strict=True) if alive and c})
+    if len(levels) == 1 and max(contributions) <= levels[0]:  # one pot, the common case
+        return [Pot(sum(contributions),
+                    tuple(i for i, c in enumerate(contributions) if live[i] and c))]
     pots: list[Pot] = []
     previous = 0
     for level in levels:

@@ -31,6 +31,9 @@ def config_from_history(history: HandHistory) -> GameConfig:
     n = history.player_count
     forced = list(history.blinds_or_straddles or [0] * n)
     sb, bb = forced[0], forced[1]
+    no_small_blind = n > 2 and bb == 0 and sb > 0  # BTN-5: index 0 posts the big blind
+    if no_small_blind:
+        sb, bb, forced = 0, sb, [0, *forced[:1], *forced[2:]]
     straddle, straddle_amount = Straddle.NONE, 0
     extra = [(i, x) for i, x in enumerate(forced) if i > 1 and x]
     if len(extra) == 1 and extra[0][0] in (2, n - 1):
@@ -53,7 +56,7 @@ def config_from_history(history: HandHistory) -> GameConfig:
             Variant(history.variant), tuple(history.starting_stacks), sb, bb,
             antes=antes, big_blind_ante=big_blind_ante, straddle=straddle,
             straddle_amount=straddle_amount, small_bet=history.small_bet or 0,
-            big_bet=history.big_bet or 0)
+            big_bet=history.big_bet or 0, no_small_blind=no_small_blind)
     except ConfigError as exc:
         raise HandHistoryError(f"cannot set up this hand: {exc}") from None
 
@@ -150,7 +153,8 @@ def history_from_hand(hand: Hand, *, players: Sequence[str] | None = None) -> Ha
     cfg = hand.config
     n = cfg.players
     forced = [0] * n
-    forced[cfg.small_blind_index] = cfg.small_blind
+    if cfg.small_blind_index is not None:
+        forced[cfg.small_blind_index] = cfg.small_blind
     forced[cfg.big_blind_index] = cfg.big_blind
     if cfg.straddle_index is not None:
         forced[cfg.straddle_index] = cfg.straddle_size

@@ -60,6 +60,15 @@ def test_blind_2_big_blind_has_the_option_after_limps() -> None:
     assert hand.actor == 2  # the raise reopens the action for the limpers
 
 
+def test_btn_5_example_2_no_small_blind_big_blind_posts_and_next_acts_first() -> None:
+    # BTN 2, no SB, BB 4: dealt left of the button are seats 4, 5, 1, 2.
+    hand = dealt([100] * 4, 5, 10, no_small_blind=True)
+    assert hand.bets == [10, 0, 0, 0] and hand.actor == 1
+    for _ in range(3):
+        hand.call()
+    assert hand.actor == 0 and hand.can_check()  # the big blind's option (BLIND-2)
+
+
 def test_blind_3_short_stack_posts_all_and_is_all_in() -> None:
     hand = dealt([100, 1, 100], 2, 4)
     assert hand.stacks[1] == 0 and hand.bets[1] == 1
