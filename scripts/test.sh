@@ -5,6 +5,10 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/venv.sh
+if command -v npm >/dev/null && [ ! -d tests/firmware/mpy/node_modules ]; then
+    echo "== installing MicroPython (WebAssembly) for the firmware tests"
+    npm ci --prefix tests/firmware/mpy --no-audit --no-fund --loglevel=error
+fi
 echo "== ruff"
 .venv/bin/ruff check .
 echo "== mypy --strict controller/rules"
