@@ -1,0 +1,286 @@
+"""The mock backend: a full backend, shipped in the package, gpiozero-style.
+
+``MockTable(profile)`` is a ``TableHardware`` whose readers are ``MockCardReader``s, whose
+GPIO parts (keys, LEDs, buzzer) run on gpiozero's ``MockFactory`` with the profile's own
+pin numbers, whose displays render into ``luma.core``'s dummy device, and whose time is
+a ``VirtualClock``. Tests ``drive_*`` it and ``assert_*`` what it did::
+
+    table = MockTable(load_profile("virtual"))
+    table.drive_card_placed("seat3", bytes.fromhex("04a1b2c3d4e5f6"))
+    assert table.advance(0.05) == [CardArrived("seat3", ...)]
+    table.assert_light(3, LightState.on())
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from pathlib import Path
+from typing import Any
+
+from gpiozero.pins.mock import MockFactory, MockPin, MockPWMPin
+
+from .displays import LumaBlindsDisplay, LumaShotClock
+from .errors import UnknownDeviceError
+from .events import DeviceEvent
+from .hardware import RealBackend, TableHardware
+from .interfaces import (
+    BeepPattern,
+    BlindsFrame,
+    CardReader,
+    Clock,
+    Colour,
+    LightState,
+    Listener,
+    SeatLight,
+    ShotClockFrame,
+)
+from .profile import LightSpec, Profile, ReaderSpec
+
+
+class VirtualClock:
+    """A monotonic clock that moves only when told to."""
+
+    def __init__(self, start: float = 1000.0) -> None:
+        self.now = start
+
+    def __call__(self) -> float:
+        return self.now
+
+    def advance(self, seconds: float) -> None:
+        if seconds < 0:
+            raise ValueError("a monotonic clock cannot go back")
+        self.now += seconds
+
+
+class MockCardReader:
+    """An antenna where tests place and lift tags. A push reader: it says when it changed."""
+
+    def __init__(self, name: str, *, multi_tag: bool = True) -> None:
+        self.name = name
+        self.multi_tag = multi_tag
+        self.tags: list[bytes] = []  # in placing order
+        self.scans = 0
+        self.dropouts = 0  # the next n scans read nothing (a noisy field)
+        self._listener: Listener | None = None
+
+    def place(self, uid: bytes) -> None:
+        if uid not in self.tags:
+            self.tags.append(uid)
+        self._changed()
+
+    def lift(self, uid: bytes) -> None:
+        if uid in self.tags:
+            self.tags.remove(uid)
+        self._changed()
+
+    def _changed(self) -> None:
+        if self._listener is not None:
+            self._listener()
+
+    def scan(self) -> frozenset[bytes]:
+        self.scans += 1
+        if self.dropouts:
+            self.dropouts -= 1
+            return frozenset()
+        # a single-tag reader reads only the first tag placed
+        return frozenset(self.tags if self.multi_tag else self.tags[:1])
+
+    def set_listener(self, listener: Listener | None) -> None:
+        self._listener = listener
+
+    def close(self) -> None:
+        self._listener = None
+
+
+class MockSeatLight:
+    """A seat light that remembers its state (for lights that are not on a GPIO)."""
+
+    def __init__(self) -> None:
+        self._state = LightState.off()
+        self.history: list[LightState] = []
+
+    @property
+    def state(self) -> LightState:
+        return self._state
+
+    def set(self, state: LightState) -> None:
+        self._state = state
+        self.history.append(state)
+
+    def close(self) -> None:
+        pass
+
+
+class MockBuzzer:
+    """A buzzer that remembers what it played."""
+
+    def __init__(self) -> None:
+        self.played: list[BeepPattern] = []
+        self.silenced = 0
+
+    def beep(self, pattern: BeepPattern) -> None:
+        self.played.append(pattern)
+
+    def silence(self) -> None:
+        self.silenced += 1
+
+    def close(self) -> None:
+        pass
+
+
+class MockSeatNodeLink:
+    """A stand-in seat-node link: tests set what each node reads; rings are remembered."""
+
+    def __init__(self) -> None:
+        self._tags: dict[tuple[int, str], frozenset[bytes]] = {}
+        self._listeners: list[Listener] = []
+        self.lights: dict[int, LightState] = {}
+
+    def tags(self, node: int, slot: str) -> frozenset[bytes]:
+        return self._tags.get((node, slot), frozenset())
+
+    def subscribe(self, listener: Listener) -> Callable[[], None]:
+        self._listeners.append(listener)
+        return lambda: self._listeners.remove(listener)
+
+    def set_light(self, node: int, state: LightState) -> None:
+        self.lights[node] = state
+
+    def report(self, node: int, slot: str, uids: Iterable[bytes]) -> None:
+        """As if node ``node`` sent a frame saying it reads ``uids`` at ``slot``."""
+        self._tags[(node, slot)] = frozenset(uids)
+        for listener in list(self._listeners):
+            listener()
+
+
+def _dummy(width: int = 128, height: int = 64) -> Any:
+    from luma.core.device import dummy
+
+    return dummy(width=width, height=height, mode="RGB")
+
+
+def mock_blinds_display() -> LumaBlindsDisplay:
+    return LumaBlindsDisplay(_dummy())
+
+
+def mock_shot_clock() -> LumaShotClock:
+    return LumaShotClock(_dummy())
+
+
+class MockBackend(RealBackend):
+    """Every chip, display and seat node is a mock; GPIO parts run on a ``MockFactory``."""
+
+    def __init__(self, *, pin_factory: MockFactory | None = None) -> None:
+        super().__init__(pin_factory=pin_factory or MockFactory(pin_class=MockPWMPin))
+
+    def reader(self, spec: ReaderSpec) -> CardReader:
+        return self.mock_reader(spec)
+
+    def light(self, seat: int, spec: LightSpec) -> SeatLight:
+        if spec.kind in ("led", "pwm_led"):
+            return super().light(seat, spec)
+        return MockSeatLight()
+
+    def blinds(self, spec: Any) -> LumaBlindsDisplay:
+        return mock_blinds_display()
+
+    def shot_clock(self, spec: Any) -> LumaShotClock:
+        return mock_shot_clock()
+
+
+class MockTable(TableHardware):
+    """The table on mock hardware, in virtual time, with drive_*/assert_* helpers."""
+
+    def __init__(
+        self,
+        profile: Profile,
+        *,
+        clock: Clock | None = None,
+        pin_factory: MockFactory | None = None,
+    ) -> None:
+        """``clock`` defaults to a new ``VirtualClock``; pass ``loop.time`` to run live."""
+        self.virtual_clock = clock if isinstance(clock, VirtualClock) else VirtualClock()
+        self.backend = MockBackend(pin_factory=pin_factory)
+        super().__init__(profile, clock=clock or self.virtual_clock, **self.backend.parts(profile))
+
+    @property
+    def pin_factory(self) -> MockFactory:
+        factory: MockFactory = self.backend.pin_factory
+        return factory
+
+    # -- drive
+    def mock_reader(self, name: str) -> MockCardReader:
+        reader = self.reader(name)
+        assert isinstance(reader, MockCardReader)
+        return reader
+
+    def drive_card_placed(self, reader: str, uid: bytes) -> None:
+        self.mock_reader(reader).place(uid)
+
+    def drive_card_lifted(self, reader: str, uid: bytes) -> None:
+        self.mock_reader(reader).lift(uid)
+
+    def _key_pin(self, key: str) -> MockPin:
+        if key not in self.profile.keys:
+            raise UnknownDeviceError(
+                f"no dealer key {key!r}; this table has {', '.join(self.profile.keys)}"
+            )
+        pin: MockPin = self.pin_factory.pin(self.profile.keys[key])
+        return pin
+
+    def drive_key_press(self, key: str) -> None:
+        self._key_pin(key).drive_low()
+
+    def drive_key_release(self, key: str) -> None:
+        self._key_pin(key).drive_high()
+
+    def advance(self, seconds: float, *, step: float = 0.005) -> list[DeviceEvent]:
+        """Move virtual time forward in small steps, polling; return every event on the way."""
+        events = self.poll()
+        end = self.virtual_clock.now + seconds
+        while self.virtual_clock.now < end - 1e-12:
+            self.virtual_clock.advance(min(step, end - self.virtual_clock.now))
+            events += self.poll()
+        return events
+
+    # -- assert
+    def assert_light(self, seat: int, expected: LightState) -> None:
+        light = self.light(seat)
+        got = light.state
+        assert got == expected, f"seat {seat} light is {got}, expected {expected}"
+        if hasattr(light, "device"):  # a GPIO LED: check the pin too
+            lit = bool(light.device.value)
+            want = expected.mode.value != "off"
+            assert lit == want, f"seat {seat} LED pin is {'on' if lit else 'off'}"
+
+    def assert_blinds(self, expected: BlindsFrame) -> None:
+        got = self.blinds.frame
+        assert got == expected, f"blinds display shows {got}, expected {expected}"
+
+    def assert_shot_clock(
+        self, text: str, colour: Colour | None = None, blink: bool | None = None
+    ) -> None:
+        frame: ShotClockFrame = self.shot_clock.frame
+        assert frame.text == text, f"shot clock shows {frame.text!r}, expected {text!r}"
+        if colour is not None:
+            assert frame.colour is colour, f"shot clock is {frame.colour.name}, not {colour.name}"
+        if blink is not None:
+            assert frame.blink is blink, f"shot clock blink is {frame.blink}, expected {blink}"
+
+    def assert_beeped(self, *patterns: BeepPattern) -> None:
+        played = list(self.buzzer.played)  # type: ignore[attr-defined]
+        assert played == list(patterns), f"buzzer played {[p.name for p in played]}"
+
+    def frame(self, display: str) -> Any:
+        """The last image a display showed (a PIL image), ``blinds`` or ``shot_clock``."""
+        device = {"blinds": self.blinds, "shot_clock": self.shot_clock}[display]
+        return device.device.image  # type: ignore[attr-defined]
+
+    def save_frame(self, display: str, path: str | Path) -> Path:
+        """Save a display's last frame as PNG (scaled up 4x so a person can read it)."""
+        image = self.frame(display)
+        if image is None:
+            raise ValueError(f"the {display} display has shown nothing yet")
+        out = Path(path)
+        image.resize((image.width * 4, image.height * 4)).save(out)
+        return out

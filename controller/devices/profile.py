@@ -1,0 +1,591 @@
+"""Board profiles: one TOML file per table build, validated into frozen data.
+
+Every error names the file, the line, what is wrong and how to fix it. ``tomllib`` gives
+no line numbers for values, so ``SourceLines`` finds the line of a key or table itself.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from . import pins
+from .errors import ProfileError
+from .sharing import check_sharing, gpio_users
+
+PROFILE_DIR = Path(__file__).resolve().parents[2] / "hardware"
+
+READER_KINDS = ("mfrc522", "pn532", "seatnode", "mock")
+LIGHT_KINDS = ("led", "pwm_led", "seatnode_ring", "mock")
+BLINDS_KINDS = ("ssd1306", "mock")
+CLOCK_KINDS = ("max7219", "ht16k33", "mock")
+BUZZER_KINDS = ("gpio", "mock")
+MIN_SEATS, MAX_SEATS = 2, 10
+
+Path_ = tuple[str | int, ...]
+
+
+# ---------------------------------------------------------------- the profile as data
+@dataclass(frozen=True, slots=True)
+class ReaderSpec:
+    """One card reader: an antenna on the Pi's SPI/I2C, on a seat node, or a mock."""
+
+    name: str
+    kind: str
+    line: int
+    bus: str | None = None
+    cs: int | None = None
+    cs_pin: int | None = None
+    address: int | None = None
+    mux: int | None = None  # I2C address of a TCA9548A the reader sits behind
+    channel: int | None = None  # its channel on that mux
+    reset_pin: int | None = None
+    port: str | None = None
+    node: int | None = None
+    slot: str = "cards"
+    multi_tag: bool = True
+
+
+@dataclass(frozen=True, slots=True)
+class LightSpec:
+    """A seat's action light."""
+
+    kind: str
+    line: int
+    pin: int | None = None
+    port: str | None = None
+    node: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class SeatSpec:
+    """One seat: hole-card reader, action light, player-card reader."""
+
+    number: int
+    cards: ReaderSpec
+    light: LightSpec
+    player: ReaderSpec
+    line: int
+
+
+@dataclass(frozen=True, slots=True)
+class DisplaySpec:
+    """The button-and-blinds or the shot-clock display."""
+
+    kind: str
+    line: int
+    bus: str | None = None
+    address: int | None = None
+    cs: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class BuzzerSpec:
+    """The buzzer (an active buzzer on a GPIO pin)."""
+
+    kind: str
+    line: int
+    pin: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class DebounceSpec:
+    """Card debouncing and polling times, in seconds."""
+
+    stable_s: float = 0.03
+    gone_s: float = 0.5
+    poll_s: float = 0.02
+
+
+@dataclass(frozen=True, slots=True)
+class Profile:
+    """A table build: validated, frozen. ``readers`` maps reader names to their specs."""
+
+    name: str
+    description: str
+    source: str
+    seats: tuple[SeatSpec, ...]
+    board: tuple[ReaderSpec, ...]
+    muck: ReaderSpec
+    deck: ReaderSpec
+    keys: Mapping[str, int]
+    key_lines: Mapping[str, int]
+    blinds_display: DisplaySpec
+    shot_clock: DisplaySpec
+    buzzer: BuzzerSpec
+    debounce: DebounceSpec = field(default_factory=DebounceSpec)
+
+    @property
+    def seat_count(self) -> int:
+        return len(self.seats)
+
+    @property
+    def readers(self) -> dict[str, ReaderSpec]:
+        out = {s.cards.name: s.cards for s in self.seats}
+        out.update({s.player.name: s.player for s in self.seats})
+        out.update({r.name: r for r in self.board})
+        out[self.muck.name] = self.muck
+        out[self.deck.name] = self.deck
+        return out
+
+    def gpio_users(self) -> list[tuple[int, str, int]]:
+        """Every GPIO the build takes: (BCM pin, who, line), buses included."""
+        return list(gpio_users(self))
+
+
+# ---------------------------------------------------------------- finding lines
+_HEADER = re.compile(r"^\s*(\[\[?)\s*([A-Za-z0-9_.\-\" ]+?)\s*\]\]?\s*(#.*)?$")
+_KEY = re.compile(r"^\s*([A-Za-z0-9_\-]+)\s*=")
+_INLINE_KEY = re.compile(r"([A-Za-z0-9_\-]+)\s*=")
+
+
+class SourceLines:
+    """Line numbers of tables and keys in TOML text, addressed like the parsed data."""
+
+    def __init__(self, text: str) -> None:
+        self.index: dict[Path_, int] = {}
+        counts: dict[Path_, int] = {}
+        table: Path_ = ()
+        for lineno, raw in enumerate(text.splitlines(), start=1):
+            line = raw.split("#", 1)[0] if '"' not in raw else raw
+            header = _HEADER.match(line)
+            if header:
+                parts: Path_ = tuple(p.strip().strip('"') for p in header.group(2).split("."))
+                if header.group(1) == "[[":
+                    n = counts.get(parts, 0)
+                    counts[parts] = n + 1
+                    parts = (*parts, n)
+                table = parts
+                self.index.setdefault(table, lineno)
+                continue
+            key = _KEY.match(line)
+            if key:
+                path = (*table, key.group(1))
+                self.index.setdefault(path, lineno)
+                rest = line[key.end() :]
+                if rest.strip().startswith("{"):
+                    for sub in _INLINE_KEY.finditer(rest):
+                        self.index.setdefault((*path, sub.group(1)), lineno)
+
+    def line_of(self, path: Path_) -> int | None:
+        """The line of ``path``, or of its nearest enclosing key or table."""
+        for end in range(len(path), 0, -1):
+            if path[:end] in self.index:
+                return self.index[path[:end]]
+        return None
+
+
+def _dotted(path: Path_) -> str:
+    out = ""
+    for part in path:
+        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else part)
+    return out
+
+
+# ---------------------------------------------------------------- the checker
+class _Checker:
+    def __init__(self, text: str, source: str) -> None:
+        self.lines = SourceLines(text)
+        self.source = source
+
+    def fail(self, path: Path_, problem: str, fix: str) -> ProfileError:
+        return ProfileError(problem, fix=fix, source=self.source, line=self.lines.line_of(path))
+
+    def line(self, path: Path_) -> int:
+        return self.lines.line_of(path) or 0
+
+    def table(self, data: Mapping[str, Any], key: str, path: Path_) -> dict[str, Any]:
+        value = data.get(key)
+        if value is None:
+            raise self.fail(
+                path, f"[{_dotted((*path, key))}] is missing", _ADD_HINTS.get(key, "add it")
+            )
+        if not isinstance(value, dict):
+            raise self.fail(
+                (*path, key),
+                f"{_dotted((*path, key))} must be a table",
+                "write it as `key = { ... }` or a [table]",
+            )
+        return value
+
+    def only(
+        self, data: Mapping[str, Any], allowed: tuple[str, ...], path: Path_, what: str
+    ) -> None:
+        for key in data:
+            if key not in allowed:
+                near = difflib.get_close_matches(key, allowed, n=1)
+                hint = (
+                    f"did you mean `{near[0]}`?" if near else f"{what} takes: {', '.join(allowed)}"
+                )
+                raise self.fail(
+                    (*path, key), f"unknown key `{key}` in {what}", f"remove it; {hint}"
+                )
+
+    def kind(self, data: Mapping[str, Any], kinds: tuple[str, ...], path: Path_, what: str) -> str:
+        if "kind" not in data:
+            raise self.fail(
+                path, f"{what} has no `kind`", f'add `kind = "..."`, one of {", ".join(kinds)}'
+            )
+        kind = data["kind"]
+        if kind not in kinds:
+            near = difflib.get_close_matches(str(kind), kinds, n=1)
+            hint = f' (did you mean "{near[0]}"?)' if near else ""
+            raise self.fail(
+                (*path, "kind"),
+                f"unknown {what} kind {kind!r}",
+                f"use one of {', '.join(kinds)}{hint}",
+            )
+        return str(kind)
+
+    def integer(
+        self,
+        data: Mapping[str, Any],
+        key: str,
+        path: Path_,
+        what: str,
+        *,
+        required: bool = True,
+        lo: int | None = None,
+        hi: int | None = None,
+    ) -> int | None:
+        if key not in data:
+            if required:
+                raise self.fail(path, f"{what} has no `{key}`", f"add `{key} = <number>`")
+            return None
+        value = data[key]
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise self.fail(
+                (*path, key),
+                f"{what} `{key}` must be a whole number, not {value!r}",
+                f"write e.g. `{key} = {lo if lo is not None else 1}`",
+            )
+        if (lo is not None and value < lo) or (hi is not None and value > hi):
+            raise self.fail(
+                (*path, key),
+                f"{what} `{key}` = {value} is out of range {lo}..{hi}",
+                f"use a value from {lo} to {hi}",
+            )
+        return value
+
+    def gpio(
+        self, data: Mapping[str, Any], key: str, path: Path_, what: str, *, required: bool = True
+    ) -> int | None:
+        pin = self.integer(data, key, path, what, required=required)
+        if pin is not None and pin not in pins.GPIO_RANGE:
+            raise self.fail(
+                (*path, key),
+                f"{what} `{key}` = {pin} is not a usable BCM GPIO",
+                "use GPIO 2..27 (0 and 1 belong to the HAT ID EEPROM)",
+            )
+        return pin
+
+    def text(
+        self,
+        data: Mapping[str, Any],
+        key: str,
+        path: Path_,
+        what: str,
+        choices: tuple[str, ...] = (),
+    ) -> str:
+        if key not in data:
+            hint = f" (one of {', '.join(choices)})" if choices else ""
+            raise self.fail(path, f"{what} has no `{key}`", f'add `{key} = "..."`{hint}')
+        value = data[key]
+        if not isinstance(value, str) or (choices and value not in choices):
+            raise self.fail(
+                (*path, key),
+                f"{what} `{key}` = {value!r} is not valid",
+                f"use one of {', '.join(choices)}" if choices else "write a string",
+            )
+        return value
+
+
+_ADD_HINTS = {
+    "table": '[table] with name = "...", seats = N',
+    "muck": 'add a [muck] reader, e.g. `kind = "pn532"`, `bus = "i2c1"`',
+    "deck": 'add a [deck] reader, e.g. `kind = "pn532"`, `bus = "i2c3"`',
+    "blinds_display": 'add [blinds_display] with kind = "ssd1306", bus = "i2c1", address = 0x3C',
+    "shot_clock": 'add [shot_clock] with kind = "max7219", bus = "spi0", cs = 0',
+    "buzzer": 'add [buzzer] with kind = "gpio", pin = <GPIO>',
+    "keys": "add [keys] with one `name = <GPIO>` per dealer console key",
+}
+_TOP = (
+    "table",
+    "debounce",
+    "seat",
+    "board",
+    "muck",
+    "deck",
+    "keys",
+    "blinds_display",
+    "shot_clock",
+    "buzzer",
+)
+_SPI = tuple(pins.SPI_BUSES)
+_I2C = tuple(pins.I2C_BUSES)
+
+
+def _reader(c: _Checker, data: dict[str, Any], path: Path_, name: str, slot: str) -> ReaderSpec:
+    what = f"reader {name}"
+    kind = c.kind(data, READER_KINDS, path, what)
+    line = c.line(path)
+    if kind == "mfrc522":
+        c.only(data, ("kind", "bus", "cs", "cs_pin", "reset_pin"), path, f"{what} (mfrc522)")
+        bus = c.text(data, "bus", path, what, _SPI)
+        ncs = len(pins.SPI_BUSES[bus][1])
+        cs = c.integer(data, "cs", path, what, required=False, lo=0, hi=ncs - 1)
+        cs_pin = c.gpio(data, "cs_pin", path, what, required=False)
+        if (cs is None) == (cs_pin is None):
+            raise c.fail(
+                path,
+                f"{what} needs exactly one chip select",
+                "give `cs = 0` (the bus's CE0/CE1) or `cs_pin = <GPIO>`, not both",
+            )
+        reset = c.gpio(data, "reset_pin", path, what, required=False)
+        return ReaderSpec(
+            name,
+            kind,
+            line,
+            bus=bus,
+            cs=cs,
+            cs_pin=cs_pin,
+            reset_pin=reset,
+            slot=slot,
+            multi_tag=True,
+        )
+    if kind == "pn532":
+        allowed = ("kind", "bus", "address", "mux", "channel", "reset_pin")
+        c.only(data, allowed, path, f"{what} (pn532)")
+        bus = c.text(data, "bus", path, what, _I2C)
+        addr = c.integer(data, "address", path, what, required=False, lo=0x08, hi=0x77)
+        mux = c.integer(data, "mux", path, what, required=False, lo=0x70, hi=0x77)
+        channel = c.integer(data, "channel", path, what, required=False, lo=0, hi=7)
+        if (mux is None) != (channel is None):
+            raise c.fail(
+                path,
+                f"{what} gives only one of `mux` and `channel`",
+                "give both (`mux = 0x70`, `channel = 3`) behind a TCA9548A, or none",
+            )
+        reset = c.gpio(data, "reset_pin", path, what, required=False)
+        return ReaderSpec(
+            name,
+            kind,
+            line,
+            bus=bus,
+            address=0x24 if addr is None else addr,
+            mux=mux,
+            channel=channel,
+            reset_pin=reset,
+            slot=slot,
+            multi_tag=True,
+        )
+    if kind == "seatnode":
+        c.only(data, ("kind", "port", "node"), path, f"{what} (seatnode)")
+        port = c.text(data, "port", path, what)
+        node = c.integer(data, "node", path, what, lo=1, hi=31)
+        return ReaderSpec(name, kind, line, port=port, node=node, slot=slot, multi_tag=True)
+    c.only(data, ("kind", "multi_tag"), path, f"{what} (mock)")
+    multi = data.get("multi_tag", True)
+    if not isinstance(multi, bool):
+        raise c.fail(
+            (*path, "multi_tag"),
+            f"{what} `multi_tag` must be true or false",
+            "write `multi_tag = true`",
+        )
+    return ReaderSpec(name, kind, line, slot=slot, multi_tag=multi)
+
+
+def _light(c: _Checker, data: dict[str, Any], path: Path_, seat: int) -> LightSpec:
+    what = f"seat {seat} light"
+    kind = c.kind(data, LIGHT_KINDS, path, what)
+    line = c.line(path)
+    if kind in ("led", "pwm_led"):
+        c.only(data, ("kind", "pin"), path, what)
+        return LightSpec(kind, line, pin=c.gpio(data, "pin", path, what))
+    if kind == "seatnode_ring":
+        c.only(data, ("kind", "port", "node"), path, what)
+        return LightSpec(
+            kind,
+            line,
+            port=c.text(data, "port", path, what),
+            node=c.integer(data, "node", path, what, lo=1, hi=31),
+        )
+    c.only(data, ("kind",), path, what)
+    return LightSpec(kind, line)
+
+
+def _display(
+    c: _Checker, data: dict[str, Any], path: Path_, kinds: tuple[str, ...], what: str
+) -> DisplaySpec:
+    kind = c.kind(data, kinds, path, what)
+    line = c.line(path)
+    if kind in ("ssd1306", "ht16k33"):
+        c.only(data, ("kind", "bus", "address"), path, what)
+        default = 0x3C if kind == "ssd1306" else 0x70
+        addr = c.integer(data, "address", path, what, required=False, lo=0x08, hi=0x77)
+        return DisplaySpec(
+            kind,
+            line,
+            bus=c.text(data, "bus", path, what, _I2C),
+            address=default if addr is None else addr,
+        )
+    if kind == "max7219":
+        c.only(data, ("kind", "bus", "cs"), path, what)
+        bus = c.text(data, "bus", path, what, _SPI)
+        ncs = len(pins.SPI_BUSES[bus][1])
+        return DisplaySpec(
+            kind, line, bus=bus, cs=c.integer(data, "cs", path, what, lo=0, hi=ncs - 1)
+        )
+    c.only(data, ("kind",), path, what)
+    return DisplaySpec(kind, line)
+
+
+def _seats(c: _Checker, data: dict[str, Any]) -> tuple[SeatSpec, ...]:
+    table = c.table(data, "table", ())
+    count = c.integer(table, "seats", ("table",), "[table]", lo=MIN_SEATS, hi=MAX_SEATS)
+    assert count is not None
+    raw = data.get("seat", [])
+    if not isinstance(raw, list):
+        raise c.fail(("seat",), "`seat` must be an array of tables", "write each seat as [[seat]]")
+    by_number: dict[int, SeatSpec] = {}
+    for i, entry in enumerate(raw):
+        path: Path_ = ("seat", i)
+        c.only(entry, ("number", "cards", "light", "player"), path, "[[seat]]")
+        n = c.integer(entry, "number", path, "[[seat]]", lo=1, hi=count)
+        assert n is not None
+        if n in by_number:
+            raise c.fail(
+                (*path, "number"),
+                f"seat {n} is given twice (first at line {by_number[n].line})",
+                f"renumber one of them; the seats are 1..{count}",
+            )
+        cards = _reader(c, c.table(entry, "cards", path), (*path, "cards"), f"seat{n}", "cards")
+        light = _light(c, c.table(entry, "light", path), (*path, "light"), n)
+        player = _reader(
+            c, c.table(entry, "player", path), (*path, "player"), f"player{n}", "player"
+        )
+        by_number[n] = SeatSpec(n, cards, light, player, c.line(path))
+    for n in range(1, count + 1):
+        if n not in by_number:
+            raise c.fail(
+                ("table", "seats"),
+                f"seat {n} is missing: [table] seats = {count} needs [[seat]] number = 1..{count}",
+                f"add a [[seat]] with number = {n}, or lower `seats`",
+            )
+    return tuple(by_number[n] for n in range(1, count + 1))
+
+
+def parse_profile(text: str, source: str = "<profile>") -> Profile:
+    """Validate a profile's TOML text; raise ``ProfileError`` naming the line and the fix."""
+    c = _Checker(text, source)
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        m = re.search(r"at line (\d+)", str(exc))
+        raise ProfileError(
+            f"not valid TOML ({exc})",
+            fix="correct the syntax on that line",
+            source=source,
+            line=int(m.group(1)) if m else None,
+        ) from None
+    c.only(data, _TOP, (), "a profile")
+    table = c.table(data, "table", ())
+    c.only(table, ("name", "description", "seats"), ("table",), "[table]")
+    name = c.text(table, "name", ("table",), "[table]")
+    description = str(table.get("description", ""))
+    deb = data.get("debounce", {})
+    c.only(deb, ("stable_ms", "gone_ms", "poll_ms"), ("debounce",), "[debounce]")
+    stable = c.integer(deb, "stable_ms", ("debounce",), "[debounce]", required=False, lo=0, hi=1000)
+    gone = c.integer(deb, "gone_ms", ("debounce",), "[debounce]", required=False, lo=50, hi=10000)
+    poll = c.integer(deb, "poll_ms", ("debounce",), "[debounce]", required=False, lo=5, hi=1000)
+    debounce = DebounceSpec(
+        30e-3 if stable is None else stable / 1000,
+        0.5 if gone is None else gone / 1000,
+        20e-3 if poll is None else poll / 1000,
+    )
+    seats = _seats(c, data)
+    raw_board = data.get("board")
+    if not isinstance(raw_board, list) or not raw_board:
+        raise c.fail(
+            ("board",), "the profile has no board reader", "add at least one [[board]] reader"
+        )
+    board = tuple(
+        _reader(c, b, ("board", i), f"board{i + 1}", "cards") for i, b in enumerate(raw_board)
+    )
+    muck = _reader(c, c.table(data, "muck", ()), ("muck",), "muck", "cards")
+    deck = _reader(c, c.table(data, "deck", ()), ("deck",), "deck", "cards")
+    keys_raw = c.table(data, "keys", ())
+    keys: dict[str, int] = {}
+    for key in keys_raw:
+        if not re.fullmatch(r"[a-z][a-z0-9_]*", key):
+            raise c.fail(
+                ("keys", key),
+                f"key name {key!r} is not a lowercase name",
+                "use names like `deal` or `call_clock`",
+            )
+        pin = c.gpio(keys_raw, key, ("keys",), f"key {key!r}")
+        assert pin is not None
+        keys[key] = pin
+    if not keys:
+        raise c.fail(("keys",), "[keys] has no keys", _ADD_HINTS["keys"])
+    blinds = _display(
+        c, c.table(data, "blinds_display", ()), ("blinds_display",), BLINDS_KINDS, "blinds display"
+    )
+    clock = _display(c, c.table(data, "shot_clock", ()), ("shot_clock",), CLOCK_KINDS, "shot clock")
+    braw = c.table(data, "buzzer", ())
+    bkind = c.kind(braw, BUZZER_KINDS, ("buzzer",), "buzzer")
+    c.only(braw, ("kind", "pin") if bkind == "gpio" else ("kind",), ("buzzer",), "buzzer")
+    buzzer = BuzzerSpec(
+        bkind,
+        c.line(("buzzer",)),
+        c.gpio(braw, "pin", ("buzzer",), "buzzer", required=bkind == "gpio"),
+    )
+    profile = Profile(
+        name,
+        description,
+        source,
+        seats,
+        board,
+        muck,
+        deck,
+        keys,
+        {k: c.line(("keys", k)) for k in keys},
+        blinds,
+        clock,
+        buzzer,
+        debounce,
+    )
+    check_sharing(profile)
+    return profile
+
+
+# ---------------------------------------------------------------- loading
+def profile_path(name_or_path: str | Path) -> Path:
+    """``virtual`` -> ``hardware/virtual.toml``; a path is returned as it is."""
+    p = Path(name_or_path)
+    if p.suffix == ".toml" or p.exists():
+        return p
+    return PROFILE_DIR / f"{p.name}.toml"
+
+
+def load_profile(name_or_path: str | Path) -> Profile:
+    """Read and validate a profile by name (``virtual``, ``tournament-10``) or path."""
+    path = profile_path(name_or_path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        known = ", ".join(sorted(q.stem for q in PROFILE_DIR.glob("*.toml")))
+        raise ProfileError(
+            f"no profile at {path}", fix=f"use one of: {known}, or a path to a .toml file"
+        ) from None
+    return parse_profile(text, source=str(path))
+
+
+def shipped_profiles() -> list[Path]:
+    """The profiles in ``hardware/``, sorted by name."""
+    return sorted(PROFILE_DIR.glob("*.toml"))

@@ -1,0 +1,136 @@
+"""Checks across a whole profile: no GPIO, I2C address or seat node is claimed twice."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import TYPE_CHECKING
+
+from . import pins
+from .errors import ProfileError
+
+if TYPE_CHECKING:
+    from .profile import Profile
+
+
+def gpio_users(p: Profile) -> Iterator[tuple[int, str, int]]:
+    spi_used: dict[str, int] = {}
+    i2c_used: dict[str, int] = {}
+    ports: dict[str, int] = {}
+    for r in p.readers.values():
+        if r.bus in pins.SPI_BUSES:
+            spi_used.setdefault(r.bus, r.line)
+            if r.cs is not None:
+                yield pins.SPI_BUSES[r.bus][1][r.cs], f"{r.bus} CE{r.cs}", r.line
+            if r.cs_pin is not None:
+                yield r.cs_pin, f"reader {r.name} chip select", r.line
+        if r.bus in pins.I2C_BUSES:
+            i2c_used.setdefault(r.bus, r.line)
+        if r.reset_pin is not None:
+            yield r.reset_pin, f"reader {r.name} reset", r.line
+        if r.port in pins.UART_PORTS:
+            ports.setdefault(r.port, r.line)
+    for s in p.seats:
+        if s.light.pin is not None:
+            yield s.light.pin, f"seat {s.number} light", s.light.line
+        if s.light.port in pins.UART_PORTS:
+            ports.setdefault(s.light.port, s.light.line)
+    for d, _what in ((p.blinds_display, "blinds display"), (p.shot_clock, "shot clock")):
+        if d.bus in pins.SPI_BUSES:
+            spi_used.setdefault(d.bus, d.line)
+            if d.cs is not None:
+                yield pins.SPI_BUSES[d.bus][1][d.cs], f"{d.bus} CE{d.cs}", d.line
+        if d.bus in pins.I2C_BUSES:
+            i2c_used.setdefault(d.bus, d.line)
+    for key, pin in p.keys.items():
+        yield pin, f"key {key!r}", p.key_lines[key]
+    if p.buzzer.pin is not None:
+        yield p.buzzer.pin, "buzzer", p.buzzer.line
+    for bus, line in spi_used.items():
+        for sig, pin in pins.SPI_BUSES[bus][0].items():
+            yield pin, f"{bus} {sig}", line
+        # even the minimal spiN-1cs overlay claims CE0
+        yield pins.SPI_BUSES[bus][1][0], f"{bus} CE0", line
+    for bus, line in i2c_used.items():
+        for sig, pin in pins.I2C_BUSES[bus].items():
+            yield pin, f"{bus} {sig}", line
+    for port, line in ports.items():
+        for sig, pin in pins.UART_PORTS[port].items():
+            yield pin, f"{port} {sig}", line
+
+
+def check_sharing(p: Profile) -> None:
+    """Raise ``ProfileError`` where two devices claim one GPIO, I2C address or seat node."""
+    users = sorted(gpio_users(p), key=lambda u: u[2])
+    taken: dict[int, tuple[str, int]] = {}
+    for pin, who, line in users:
+        if pin in taken and taken[pin][0] != who:
+            first, first_line = taken[pin]
+            free = pins.free_gpios({u[0] for u in users})[:6]
+            raise ProfileError(
+                f"GPIO{pin} is used twice: by {who} and by {first} (line {first_line})",
+                fix=f"move one of them to a free GPIO ({', '.join(map(str, free))}) or another bus",
+                source=p.source,
+                line=line,
+            )
+        taken.setdefault(pin, (who, line))
+    slots: dict[tuple[object, ...], tuple[str, int]] = {}
+    for slot, where, who, line in sorted(_bus_slots(p), key=lambda u: u[3]):
+        first = slots.setdefault(slot, (who, line))
+        if first[0] != who:
+            raise ProfileError(
+                f"{where} is used twice: by {who} and by {first[0]} (line {first[1]})",
+                fix="change the address (or chip select), or put one of them on another bus"
+                f" ({', '.join(b for b in (*pins.I2C_BUSES, *pins.SPI_BUSES) if b != slot[0])})",
+                source=p.source,
+                line=line,
+            )
+    nodes: dict[tuple[str, int], tuple[str, int]] = {}
+    for s in p.seats:
+        for spec in (s.cards, s.player, s.light):
+            if spec.port is None or spec.node is None:
+                continue
+            owner = (f"seat {s.number}", spec.line)
+            first = nodes.setdefault((spec.port, spec.node), owner)
+            if first[0] != owner[0]:
+                raise ProfileError(
+                    f"seat node {spec.node} on {spec.port} is used by {owner[0]} "
+                    f"and {first[0]} (line {first[1]})",
+                    fix="give each seat its own node id",
+                    source=p.source,
+                    line=spec.line,
+                )
+    for r in (*p.board, p.muck, p.deck):
+        if r.kind == "seatnode":
+            raise ProfileError(
+                f"reader {r.name} is on a seat node, which only serves seats",
+                fix='attach it to the Pi (mfrc522 or pn532) or use kind = "mock"',
+                source=p.source,
+                line=r.line,
+            )
+
+
+def _bus_slots(p: Profile) -> Iterator[tuple[tuple[object, ...], str, str, int]]:
+    """(slot key, where in words, who, line) for every I2C address and SPI chip select."""
+    specs: list[tuple[str, str | None, int | None, int | None, int | None, int | None, int]] = [
+        (f"reader {r.name}", r.bus, r.address, r.cs, r.mux, r.channel, r.line)
+        for r in p.readers.values()
+    ]
+    for d, who in ((p.blinds_display, "blinds display"), (p.shot_clock, "shot clock")):
+        specs.append((who, d.bus, d.address, d.cs, None, None, d.line))
+    for who, bus, addr, cs, mux, channel, line in specs:
+        if bus is None:
+            continue
+        if cs is not None:
+            yield (bus, "cs", cs), f"{bus} CE{cs}", who, line
+        if addr is None:
+            continue
+        if mux is not None:
+            yield (bus, None, mux), f"{bus} address 0x{mux:02X}", f"I2C mux 0x{mux:02X}", line
+            yield (
+                (bus, mux, channel, addr),
+                f"{bus} mux 0x{mux:02X} channel {channel} address 0x{addr:02X}",
+                who,
+                line,
+            )
+        else:
+            yield (bus, None, addr), f"{bus} address 0x{addr:02X}", who, line
