@@ -160,8 +160,9 @@ def history_from_hand(hand: Hand, *, players: Sequence[str] | None = None) -> Ha
         forced[cfg.straddle_index] = cfg.straddle_size
     antes = list(cfg.antes or [0] * n)
     antes[cfg.big_blind_index] += cfg.big_blind_ante
-    if n == 2:  # written like the blinds: small blind poster first (see above)
+    if n == 2:  # heads-up PHH writes forced bets small blind poster first (see above)
         antes.reverse()
+        forced.reverse()
     actions: list[PhhAction] = []
     for a in hand.log:
         if isinstance(a, DealHole):
