@@ -153,6 +153,9 @@ class Hand:
         if cfg.small_blind_index is not None:  # BLIND-1, BTN-3; BTN-5: may be missing
             self._pay(cfg.small_blind_index, cfg.small_blind, live=True)
         self._pay(cfg.big_blind_index, cfg.big_blind, live=True)
+        for post in cfg.posts:  # BLIND-4/5: the live part is a bet, the dead part is not
+            self._pay(post.player_index, post.live, live=True)
+            self._pay(post.player_index, post.dead, live=False)
         if cfg.big_blind_ante:  # ANTE-2; ANTE-5: the blind first, the ante from the rest
             bb = cfg.big_blind_index
             paid = min(cfg.big_blind_ante, self.stacks[bb])
@@ -266,10 +269,16 @@ class Hand:
 
     def deal_hole(self, player: int, cards: Sequence[Card | None]) -> DealHole:
         """Deal ``player`` their hole cards; betting starts once everyone has theirs."""
-        self.verify_deal_hole(player, cards)
+        known = self._known
+        if not (self.phase is Phase.DEAL_HOLE and 0 <= player < len(self.hole)
+                and self.hole[player] is None
+                and len(cards) == HOLE_CARDS[self.config.variant]
+                and None not in cards and known.isdisjoint(cards)
+                and len(set(cards)) == len(cards)):  # the common case, checked in one go
+            self.verify_deal_hole(player, cards)  # anything else: the full reasons
         action = DealHole(player, tuple(cards))
         self.hole[player] = action.cards
-        self._known.update(c for c in action.cards if c is not None)
+        known.update(c for c in action.cards if c is not None)
         self.log.append(action)
         if None not in self.hole:
             self.phase = Phase.BETTING
@@ -400,7 +409,13 @@ class Hand:
     def check_or_call(self, player: int | None = None) -> Check | Call:
         """Check if nothing is owed, else call (PHH ``cc``)."""
         p = self._verify_turn(player, "check or call")
-        return self.check(p) if self.bets[p] >= self.current_bet else self.call(p)
+        if self.bets[p] >= self.current_bet:
+            self.acted[p] = self.current_bet
+            check = Check(p)
+            self.log.append(check)
+            self._advance(p)
+            return check
+        return self.call(p)
 
     def _raise_limits(self) -> tuple[int, int] | None:
         """(min, max) bet-or-raise totals for the player to act, or None if they may not."""
@@ -701,7 +716,8 @@ class Hand:
                         strengths[i] = self._strength(i)
                 best = max(strengths[i] for i in pot.eligible)
                 winners = [i for i in pot.eligible if strengths[i] == best]
-                shares = split_pot(pot.amount, winners, cfg.unit, each=each)
+                shares = ({winners[0]: pot.amount} if len(winners) == 1
+                          else split_pot(pot.amount, winners, cfg.unit, each=each))
             for i, won in shares.items():
                 payouts[i] += won
             awards.append(Award(pot.amount, pot.eligible, tuple(shares.items())))
