@@ -11,7 +11,7 @@ if command -v npm >/dev/null && [ ! -d tests/firmware/mpy/node_modules ]; then
 fi
 echo "== ruff"
 .venv/bin/ruff check .
-echo "== mypy --strict controller/rules"
-.venv/bin/mypy --strict controller/rules
+echo "== mypy --strict (rules engine, chip race)"
+.venv/bin/mypy --strict controller/rules controller/chiprace
 echo "== pytest"
 .venv/bin/pytest "$@"
