@@ -20,6 +20,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
                         "hardware/README.md"),
     "bench engine": ("tests.benchmarks.bench_engine", "hands/s against PokerKit, 7-card "
                      "evaluations/s against treys, phevaluator, eval7"),
+    "bench clock": ("tests.benchmarks.bench_clock", "shot-clock expiry error on a busy loop, "
+                    "level-clock drift"),
     "bench link": ("tests.benchmarks.bench_link", "seat-node link frames decoded per second"),
     "bench devices": ("tests.benchmarks.bench_devices", "card placed -> CardArrived latency, "
                       "device layer memory"),
