@@ -28,6 +28,27 @@ class Straddle(StrEnum):
 
 
 @dataclass(frozen=True, slots=True)
+class Post:
+    """An extra forced bet by one player who is not a blind (BLIND-4, BLIND-5).
+
+    ``live`` counts as that player's bet toward the call, like a blind (a new cash player's
+    big blind out of position); ``dead`` goes to the pot and counts toward nothing, like an
+    ante (a missed small blind). A short stack pays the live part first (BLIND-3, as
+    ANTE-5 orders the blind before the ante).
+    """
+
+    player_index: int
+    live: int = 0
+    dead: int = 0
+
+    def __post_init__(self) -> None:
+        if self.player_index < 0 or self.live < 0 or self.dead < 0 or not self.live + self.dead:
+            raise ConfigError(f"a post needs a player index >= 0 and a positive amount, not "
+                              f"{self.player_index}: {self.live} live + {self.dead} dead",
+                              "BLIND-4")
+
+
+@dataclass(frozen=True, slots=True)
 class GameConfig:
     """Everything fixed before the first card of a hand; amounts in the smallest unit."""
 
@@ -45,6 +66,7 @@ class GameConfig:
     no_small_blind: bool = False  # BTN-5: the big blind moved on and nobody owes the SB
     unit: int = 1  # the smallest amount a pot is split into (POT-5)
     rake: RakePolicy | None = None  # None: no rake (tournaments, RAKE-9)
+    posts: tuple[Post, ...] = ()  # BLIND-4/5: a new player's BB, missed blinds
 
     def __post_init__(self) -> None:
         n = len(self.stacks)
@@ -73,6 +95,18 @@ class GameConfig:
         if self.variant is Variant.FT and not 0 < self.small_bet <= self.big_bet:
             raise ConfigError("fixed limit needs small_bet and big_bet, 0 < small <= big "
                               "(FL-2: the structure sets them)")
+        if self.posts:
+            self._check_posts()
+
+    def _check_posts(self) -> None:
+        n = len(self.stacks)
+        who = [p.player_index for p in self.posts]
+        blinds = {self.small_blind_index, self.big_blind_index, self.straddle_index}
+        if len(set(who)) != len(who) or any(i >= n or i in blinds for i in who):
+            raise ConfigError(f"posts must name distinct players of the hand other than the "
+                              f"blinds and the straddler, not {who}", "BLIND-4")
+        if any(p.live > self.big_blind for p in self.posts):
+            raise ConfigError("a live post is at most the big blind", "BLIND-4")
 
     @property
     def players(self) -> int:
