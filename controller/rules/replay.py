@@ -16,7 +16,7 @@ from controller.rules.actions import BetRaise, Call, Check, DealBoard, DealHole,
 from controller.rules.cards import Card
 from controller.rules.config import LIVE_CASH, RulesProfile, Variant
 from controller.rules.errors import ConfigError, HandHistoryError, IllegalActionError
-from controller.rules.game import GameConfig, Straddle
+from controller.rules.game import GameConfig, Post, Straddle
 from controller.rules.hand import Hand, Phase
 from controller.rules.phh import HandHistory, PhhAction, Result
 
@@ -34,8 +34,11 @@ def config_from_history(history: HandHistory) -> GameConfig:
     no_small_blind = n > 2 and bb == 0 and sb > 0  # BTN-5: index 0 posts the big blind
     if no_small_blind:
         sb, bb, forced = 0, sb, [0, *forced[:1], *forced[2:]]
+    # Beyond the blinds: a post of at most the big blind is a new or returning player's
+    # blind (BLIND-4/5); a larger one is a straddle (STRADDLE-1), at UTG or the button.
     straddle, straddle_amount = Straddle.NONE, 0
-    extra = [(i, x) for i, x in enumerate(forced) if i > 1 and x]
+    posts = tuple(Post(i, live=x) for i, x in enumerate(forced) if i > 1 and 0 < x <= bb)
+    extra = [(i, x) for i, x in enumerate(forced) if i > 1 and x > bb]
     if len(extra) == 1 and extra[0][0] in (2, n - 1):
         straddle = Straddle.UTG if extra[0][0] == 2 else Straddle.BUTTON
         straddle_amount = extra[0][1]
@@ -56,7 +59,7 @@ def config_from_history(history: HandHistory) -> GameConfig:
             Variant(history.variant), tuple(history.starting_stacks), sb, bb,
             antes=antes, big_blind_ante=big_blind_ante, straddle=straddle,
             straddle_amount=straddle_amount, small_bet=history.small_bet or 0,
-            big_bet=history.big_bet or 0, no_small_blind=no_small_blind)
+            big_bet=history.big_bet or 0, no_small_blind=no_small_blind, posts=posts)
     except ConfigError as exc:
         raise HandHistoryError(f"cannot set up this hand: {exc}") from None
 
@@ -160,6 +163,9 @@ def history_from_hand(hand: Hand, *, players: Sequence[str] | None = None) -> Ha
         forced[cfg.straddle_index] = cfg.straddle_size
     antes = list(cfg.antes or [0] * n)
     antes[cfg.big_blind_index] += cfg.big_blind_ante
+    for post in cfg.posts:  # live: a blind at that position; dead: money like an ante
+        forced[post.player_index] += post.live
+        antes[post.player_index] += post.dead
     if n == 2:  # heads-up PHH writes forced bets small blind poster first (see above)
         antes.reverse()
         forced.reverse()

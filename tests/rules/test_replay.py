@@ -15,7 +15,7 @@ from controller.phh_files import iter_paths, load
 from controller.replay_command import main as replay_main
 from controller.rules.config import LIVE_CASH, LIVE_TOURNAMENT, Variant
 from controller.rules.errors import HandHistoryError
-from controller.rules.game import GameConfig, Straddle
+from controller.rules.game import GameConfig, Post, Straddle
 from controller.rules.phh import HandHistory, dumps, loads
 from controller.rules.replay import (
     config_from_history,
@@ -81,6 +81,18 @@ def test_straddle_and_missing_small_blind_are_read_from_blinds_or_straddles() ->
     no_sb = NT_HEADER.replace("[1, 2, 0]", "[2, 0, 0]")
     config = config_from_history(loads(no_sb + "actions = []\n")[0])
     assert config.no_small_blind and config.big_blind == 2 and config.big_blind_index == 0
+
+
+def test_blind_4_posts_export_to_phh_and_replay_to_the_same_stacks() -> None:
+    # A new player posts a live big blind, a returning one a live BB and a dead SB.
+    config = GameConfig(Variant.NT, (100,) * 5, 1, 2,
+                        posts=(Post(2, live=2), Post(3, live=2, dead=1)))
+    hand, _, _ = play_random_hand(config, random.Random(7), profile=LIVE_CASH)
+    assert hand.config.posts
+    (again,) = loads(dumps(history_from_hand(hand)))
+    assert again.blinds_or_straddles == (1, 2, 2, 2, 0) and again.antes == (0, 0, 0, 1, 0)
+    assert config_from_history(again).posts == (Post(2, live=2), Post(3, live=2))
+    assert replay_history(again, LIVE_CASH).stacks == hand.stacks
 
 
 def test_unsupported_variant_is_refused_with_the_list_of_variants() -> None:
