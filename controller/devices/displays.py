@@ -13,6 +13,7 @@ from typing import Any, Final, Protocol
 
 from PIL import Image, ImageDraw, ImageFont
 
+from .errors import DeviceAbsentError
 from .interfaces import BlindsFrame, ShotClockFrame
 
 BLINK_PERIOD_S = 0.5  # on half, off half
@@ -69,7 +70,7 @@ def render_blinds(frame: BlindsFrame, size: tuple[int, int], mode: str) -> Image
 
 
 # seven segments a..g as polygons in a 20x36 cell
-_SEGMENTS: Final = {
+_SEGMENTS: Final[dict[str, list[tuple[float, float]]]] = {
     "a": [(3, 0), (17, 0), (14, 3), (6, 3)],
     "b": [(17, 1), (20, 4), (20, 16), (17, 17), (17, 4)],
     "c": [(17, 19), (20, 20), (20, 32), (17, 35), (17, 20)],
@@ -212,8 +213,14 @@ class HT16K33ShotClock:
         self.bus = bus
         self.address = address
         self._frame = ShotClockFrame()
-        self._ram = [0] * 10
-        bus.write_byte(address, _HT_SYSTEM_ON)
+        self._ram = [0] * 10  # display RAM 0x00..0x09: four digits and the colon
+        try:
+            bus.write_byte(address, _HT_SYSTEM_ON)
+        except OSError as exc:
+            raise DeviceAbsentError(
+                f"no HT16K33 answers on I2C at 0x{address:02X} ({exc}): check the wiring, "
+                "the backpack's address jumpers and `address` in the profile"
+            ) from None
         bus.write_byte(address, _HT_DIMMING | (brightness & 0x0F))
         bus.write_byte(address, _HT_DISPLAY_ON)
 

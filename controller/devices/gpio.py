@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from gpiozero import LED, PWMLED, Button
+from gpiozero import LED, PWMLED, DigitalInputDevice
 from gpiozero import Buzzer as _GpioZeroBuzzer
 
 from .errors import UnknownDeviceError
@@ -22,7 +22,14 @@ BLINK_OFF_S = 0.25
 
 
 class GpioKeys:
-    """The dealer console: one push button per key, to ground, internal pull-ups."""
+    """The dealer console: one push button per key, to ground, internal pull-ups.
+
+    Each key is a ``DigitalInputDevice``, not a gpiozero ``Button``: a ``Button`` starts a
+    hold thread per key (for ``when_held``, which the console does not use) that polls
+    every 0.1 s and, while its key is down, sleeps the whole ``hold_time`` (1 s) without
+    looking at its stop flag, so closing a console took up to 0.1 s per key, and a full
+    second with a key held. The events and the bounce filter are the same.
+    """
 
     def __init__(
         self,
@@ -33,14 +40,16 @@ class GpioKeys:
         bounce_s: float | None = 0.02,
     ) -> None:
         self.names = tuple(pins)
-        self._buttons: dict[str, Button] = {}
+        self._buttons: dict[str, DigitalInputDevice] = {}
         for name, pin in pins.items():
-            button = Button(pin, pull_up=True, bounce_time=bounce_s, pin_factory=pin_factory)
-            button.when_pressed = _callback(on_event, KeyPressed(name))
-            button.when_released = _callback(on_event, KeyReleased(name))
+            button = DigitalInputDevice(
+                pin, pull_up=True, bounce_time=bounce_s, pin_factory=pin_factory
+            )
+            button.when_activated = _callback(on_event, KeyPressed(name))
+            button.when_deactivated = _callback(on_event, KeyReleased(name))
             self._buttons[name] = button
 
-    def button(self, key: str) -> Button:
+    def button(self, key: str) -> DigitalInputDevice:
         try:
             return self._buttons[key]
         except KeyError:
@@ -49,7 +58,7 @@ class GpioKeys:
             ) from None
 
     def is_pressed(self, key: str) -> bool:
-        return bool(self.button(key).is_pressed)
+        return bool(self.button(key).is_active)
 
     def close(self) -> None:
         for button in self._buttons.values():

@@ -162,12 +162,12 @@ class TableHardware:
         return self.watch.present(reader)
 
     def close(self) -> None:
-        for part in (*self.readers.values(), *self.lights.values()):
+        parts: list[CardReader | SeatLight | DealerKeys | BlindsDisplay | ShotClockDisplay | Buzzer]
+        parts = [*self.readers.values(), *self.lights.values()]
+        parts += [self.keys, self.blinds, self.shot_clock, self.buzzer]
+        for part in parts:
             with contextlib.suppress(Exception):
                 part.close()
-        for other in (self.keys, self.blinds, self.shot_clock, self.buzzer):
-            with contextlib.suppress(Exception):
-                other.close()
 
 
 def _luma(module: str, what: str) -> Any:
@@ -324,7 +324,12 @@ def open_devices(
     i2c_opener: Callable[[str], Any] = open_i2c,
     clock: Clock = time.monotonic,
 ) -> TableHardware:
-    """Open the real hardware a profile describes (``mock`` kinds in it stay mocks)."""
+    """Open the real hardware a profile describes (``mock`` kinds in it stay mocks).
+
+    Seat nodes are reached through ``seat_link``: on the table, a started
+    ``seatlink.SeatNodeLinks(links, profile=profile)`` (given the profile, the links' own
+    events name readers as the table does).
+    """
     backend = RealBackend(
         pin_factory=pin_factory, seat_link=seat_link, spi_opener=spi_opener, i2c_opener=i2c_opener
     )

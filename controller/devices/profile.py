@@ -49,6 +49,11 @@ class ReaderSpec:
     node: int | None = None
     slot: str = "cards"
     multi_tag: bool = True
+    key_lines: tuple[tuple[str, int], ...] = ()  # (key, line) of each key given in the file
+
+    def line_of(self, key: str) -> int:
+        """The line of ``key`` in the file, or of the reader's table if it was not given."""
+        return dict(self.key_lines).get(key, self.line)
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,6 +87,11 @@ class DisplaySpec:
     bus: str | None = None
     address: int | None = None
     cs: int | None = None
+    key_lines: tuple[tuple[str, int], ...] = ()  # (key, line) of each key given in the file
+
+    def line_of(self, key: str) -> int:
+        """The line of ``key`` in the file, or of the display's table if it was not given."""
+        return dict(self.key_lines).get(key, self.line)
 
 
 @dataclass(frozen=True, slots=True)
@@ -198,6 +208,10 @@ class _Checker:
 
     def line(self, path: Path_) -> int:
         return self.lines.line_of(path) or 0
+
+    def key_lines(self, data: Mapping[str, Any], path: Path_) -> tuple[tuple[str, int], ...]:
+        """(key, line) for each key of the table at ``path``, for errors found later."""
+        return tuple((key, self.line((*path, key))) for key in data)
 
     def table(self, data: Mapping[str, Any], key: str, path: Path_) -> dict[str, Any]:
         value = data.get(key)
@@ -357,6 +371,7 @@ def _reader(c: _Checker, data: dict[str, Any], path: Path_, name: str, slot: str
             reset_pin=reset,
             slot=slot,
             multi_tag=True,
+            key_lines=c.key_lines(data, path),
         )
     if kind == "pn532":
         allowed = ("kind", "bus", "address", "mux", "channel", "reset_pin")
@@ -383,12 +398,22 @@ def _reader(c: _Checker, data: dict[str, Any], path: Path_, name: str, slot: str
             reset_pin=reset,
             slot=slot,
             multi_tag=True,
+            key_lines=c.key_lines(data, path),
         )
     if kind == "seatnode":
         c.only(data, ("kind", "port", "node"), path, f"{what} (seatnode)")
         port = c.text(data, "port", path, what)
         node = c.integer(data, "node", path, what, lo=1, hi=31)
-        return ReaderSpec(name, kind, line, port=port, node=node, slot=slot, multi_tag=True)
+        return ReaderSpec(
+            name,
+            kind,
+            line,
+            port=port,
+            node=node,
+            slot=slot,
+            multi_tag=True,
+            key_lines=c.key_lines(data, path),
+        )
     c.only(data, ("kind", "multi_tag"), path, f"{what} (mock)")
     multi = data.get("multi_tag", True)
     if not isinstance(multi, bool):
@@ -433,13 +458,18 @@ def _display(
             line,
             bus=c.text(data, "bus", path, what, _I2C),
             address=default if addr is None else addr,
+            key_lines=c.key_lines(data, path),
         )
     if kind == "max7219":
         c.only(data, ("kind", "bus", "cs"), path, what)
         bus = c.text(data, "bus", path, what, _SPI)
         ncs = len(pins.SPI_BUSES[bus][1])
         return DisplaySpec(
-            kind, line, bus=bus, cs=c.integer(data, "cs", path, what, lo=0, hi=ncs - 1)
+            kind,
+            line,
+            bus=bus,
+            cs=c.integer(data, "cs", path, what, lo=0, hi=ncs - 1),
+            key_lines=c.key_lines(data, path),
         )
     c.only(data, ("kind",), path, what)
     return DisplaySpec(kind, line)

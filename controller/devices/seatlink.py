@@ -25,6 +25,7 @@ from typing import Any, Protocol
 from controller.devices.errors import DeviceAbsentError, DriverMissingError
 from controller.devices.events import CardArrived, CardLeft
 from controller.devices.interfaces import LightMode, LightState, Listener
+from controller.devices.profile import Profile
 from firmware import link as L
 
 log = logging.getLogger(__name__)
@@ -35,8 +36,36 @@ ReaderName = Callable[[int, int, bool], str]
 
 
 def default_reader_name(seat: int, index: int, player: bool) -> str:
-    """``seat3.0``, ``seat3.1`` for hole-card readers, ``seat3.player`` for the player card."""
+    """Per antenna, for a link used without a profile: ``seat3.0``, ``seat3.1`` for the
+    hole-card readers, ``seat3.player`` for the player card. On a table the names come
+    from the profile instead (``profile_reader_name``)."""
     return f"seat{seat}.player" if player else f"seat{seat}.{index}"
+
+
+def profile_reader_name(profile: Profile) -> ReaderName:
+    """The reader names of ``profile``, for the link's events.
+
+    The profile is the one place reader names are made: a seat's hole-card readers on
+    its node are one reader, ``seatN``, its player-card reader ``playerN`` (N the seat,
+    which need not be the node id). ``TableHardware`` names its ``SeatNodeReader``s from
+    the same ``ReaderSpec``s, so both event streams say the same name for the same card.
+    A node the profile does not list keeps the per-antenna default name.
+    """
+    names = {
+        (spec.node, spec.slot): spec.name
+        for spec in profile.readers.values()
+        if spec.kind == "seatnode" and spec.node is not None
+    }
+
+    def name(node: int, index: int, player: bool) -> str:
+        found = names.get((node, "player" if player else "cards"))
+        return found if found is not None else default_reader_name(node, index, player)
+
+    return name
+
+
+#: Events a link keeps for a reader of events() before it drops the oldest.
+EVENT_BACKLOG = 1024
 
 
 @dataclass(frozen=True, slots=True)
@@ -86,6 +115,35 @@ class RingCommand:
     total_s: float = 0.0
 
 
+class _LinkStats(Protocol):
+    frames_ok: int
+
+    def as_dict(self) -> dict[str, int]: ...
+
+
+class _LinkFrame(Protocol):
+    ftype: int
+    seq: int
+    body: bytes
+
+
+class _LinkEndpoint(Protocol):
+    """What this module uses of ``firmware.link.LinkEndpoint``: the firmware is unannotated
+    MicroPython (pyright checks it), so its types are written down here, at the seam."""
+
+    stats: _LinkStats
+
+    def send(self, ftype: int, body: bytes = ...) -> None: ...
+
+    def poll(self, now: int) -> None: ...
+
+    def peer_alive(self, now: int, timeout_ms: int) -> bool: ...
+
+    def output(self) -> bytes: ...
+
+    def feed(self, data: bytes, now: int) -> list[_LinkFrame]: ...
+
+
 class ByteWriter(Protocol):
     def write(self, data: bytes) -> Any: ...
     async def drain(self) -> None: ...
@@ -112,10 +170,12 @@ class SeatNodeLink:
         self._writer = writer
         self._clock = clock
         self._tick_s = tick_s
-        self._reader_name = reader_name
+        self.reader_name = reader_name  # (seat, reader index, is player reader) -> name
         self.offline_after_ms = int(missed_heartbeats * heartbeat_s * 1000)
-        self.endpoint = L.LinkEndpoint(L.CONTROLLER_ACCEPTS, heartbeat_ms=int(heartbeat_s * 1000))
-        self.boot_id = L.new_boot_id() if boot_id is None else boot_id
+        self.endpoint: _LinkEndpoint = L.LinkEndpoint(
+            L.CONTROLLER_ACCEPTS, heartbeat_ms=int(heartbeat_s * 1000)
+        )
+        self.boot_id: int = L.new_boot_id() if boot_id is None else boot_id
         self.version = version
         self.seat: int | None = None
         self.firmware: tuple[int, int, int] | None = None
@@ -125,7 +185,10 @@ class SeatNodeLink:
         self._player_reader = L.NO_READER
         self._present: dict[int, bytes] = {}
         self._ring: tuple[RingCommand, float] | None = None
-        self._events: asyncio.Queue[SeatLinkEvent] = asyncio.Queue()
+        # Bounded: used only through TableHardware (listeners + tags), nobody reads the
+        # queue, so it keeps the newest events and counts what it had to drop.
+        self._events: asyncio.Queue[SeatLinkEvent] = asyncio.Queue(maxsize=EVENT_BACKLOG)
+        self.events_dropped = 0
         self._tasks: list[asyncio.Task[None]] = []
         self._listeners: list[Listener] = []
 
@@ -181,6 +244,9 @@ class SeatNodeLink:
         return out
 
     def _emit(self, event: SeatLinkEvent) -> None:
+        if self._events.full():
+            self._events.get_nowait()
+            self.events_dropped += 1
         self._events.put_nowait(event)
         if isinstance(event, CardArrived | CardLeft):
             for listener in list(self._listeners):
@@ -261,7 +327,7 @@ class SeatNodeLink:
             self._emit(NodeOnline(self.seat, self.firmware, self._node_boot))
         self._write_out()
 
-    def _on_frame(self, frame: L.LinkFrame) -> None:
+    def _on_frame(self, frame: _LinkFrame) -> None:
         if frame.ftype == L.T_HELLO:
             self._on_hello(frame.body)
             return
@@ -274,7 +340,7 @@ class SeatNodeLink:
             return
         index = frame.body[0]
         uid = bytes(frame.body[1:])
-        name = self._reader_name(seat, index, index == self._player_reader)
+        name = self.reader_name(seat, index, index == self._player_reader)
         if frame.ftype == L.T_CARD_ARRIVED:
             if self._present.get(index) == uid:
                 return  # re-announced after a reboot: already known
@@ -289,7 +355,8 @@ class SeatNodeLink:
             self._emit(CardLeft(name, uid))
 
     def _on_hello(self, body: bytes) -> None:
-        _proto, boot, seat, firmware, _readers, player = L.parse_hello(body)
+        hello: tuple[int, int, int, tuple[int, int, int], int, int] = L.parse_hello(body)
+        _proto, boot, seat, firmware, _readers, player = hello
         rebooted = boot != self._node_boot
         if self.seat is not None and seat != self.seat:
             log.warning("seat node on this line changed seat id %d -> %d", self.seat, seat)
@@ -325,10 +392,18 @@ class SeatNodeLink:
 
 
 class SeatNodeLinks:
-    """Several seat nodes, one line each, behind the device layer's one-link seam."""
+    """Several seat nodes, one line each, behind the device layer's one-link seam.
 
-    def __init__(self, links: list[SeatNodeLink]) -> None:
+    Give the table's ``profile`` and each link names its card events as the profile
+    names the readers (``seat3``, ``player3``), as ``TableHardware`` does.
+    """
+
+    def __init__(self, links: list[SeatNodeLink], *, profile: Profile | None = None) -> None:
         self.links = links
+        if profile is not None:
+            names = profile_reader_name(profile)
+            for link in links:
+                link.reader_name = names
 
     def _for(self, node: int) -> SeatNodeLink | None:
         return next((link for link in self.links if link.seat == node), None)
@@ -339,7 +414,12 @@ class SeatNodeLinks:
 
     def subscribe(self, listener: Listener) -> Callable[[], None]:
         undo = [link.subscribe(listener) for link in self.links]
-        return lambda: [u() for u in undo] and None
+
+        def unsubscribe() -> None:
+            for u in undo:
+                u()
+
+        return unsubscribe
 
     def set_light(self, node: int, state: LightState) -> None:
         link = self._for(node)
@@ -350,7 +430,7 @@ class SeatNodeLinks:
 async def open_seat_link(port: str, *, baudrate: int = 115200, **kwargs: Any) -> SeatNodeLink:
     """A ``SeatNodeLink`` on serial port ``port`` (e.g. ``/dev/ttyACM0``); not started."""
     try:
-        import serial_asyncio_fast  # type: ignore[import-untyped]
+        import serial_asyncio_fast
     except ImportError:
         raise DriverMissingError(
             "pyserial-asyncio-fast is not installed: pip install pyserial-asyncio-fast"

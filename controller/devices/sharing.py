@@ -9,7 +9,7 @@ from . import pins
 from .errors import ProfileError
 
 if TYPE_CHECKING:
-    from .profile import Profile
+    from .profile import DisplaySpec, Profile, ReaderSpec
 
 
 def gpio_users(p: Profile) -> Iterator[tuple[int, str, int]]:
@@ -75,10 +75,10 @@ def check_sharing(p: Profile) -> None:
         taken.setdefault(pin, (who, line))
     slots: dict[tuple[object, ...], tuple[str, int]] = {}
     for slot, where, who, line in sorted(_bus_slots(p), key=lambda u: u[3]):
-        first = slots.setdefault(slot, (who, line))
-        if first[0] != who:
+        holder = slots.setdefault(slot, (who, line))
+        if holder[0] != who:
             raise ProfileError(
-                f"{where} is used twice: by {who} and by {first[0]} (line {first[1]})",
+                f"{where} is used twice: by {who} and by {holder[0]} (line {holder[1]})",
                 fix="change the address (or chip select), or put one of them on another bus"
                 f" ({', '.join(b for b in (*pins.I2C_BUSES, *pins.SPI_BUSES) if b != slot[0])})",
                 source=p.source,
@@ -90,11 +90,11 @@ def check_sharing(p: Profile) -> None:
             if spec.port is None or spec.node is None:
                 continue
             owner = (f"seat {s.number}", spec.line)
-            first = nodes.setdefault((spec.port, spec.node), owner)
-            if first[0] != owner[0]:
+            holder = nodes.setdefault((spec.port, spec.node), owner)
+            if holder[0] != owner[0]:
                 raise ProfileError(
                     f"seat node {spec.node} on {spec.port} is used by {owner[0]} "
-                    f"and {first[0]} (line {first[1]})",
+                    f"and {holder[0]} (line {holder[1]})",
                     fix="give each seat its own node id",
                     source=p.source,
                     line=spec.line,
@@ -110,27 +110,37 @@ def check_sharing(p: Profile) -> None:
 
 
 def _bus_slots(p: Profile) -> Iterator[tuple[tuple[object, ...], str, str, int]]:
-    """(slot key, where in words, who, line) for every I2C address and SPI chip select."""
-    specs: list[tuple[str, str | None, int | None, int | None, int | None, int | None, int]] = [
-        (f"reader {r.name}", r.bus, r.address, r.cs, r.mux, r.channel, r.line)
-        for r in p.readers.values()
+    """(slot key, where in words, who, line) for every I2C address and SPI chip select.
+
+    The line is that of the key that takes the slot (``address``, ``cs``, ``mux``), or of
+    the device's table where the slot is a default not written in the file.
+    """
+    specs: list[tuple[str, ReaderSpec | DisplaySpec]] = [
+        (f"reader {r.name}", r) for r in p.readers.values()
     ]
-    for d, who in ((p.blinds_display, "blinds display"), (p.shot_clock, "shot clock")):
-        specs.append((who, d.bus, d.address, d.cs, None, None, d.line))
-    for who, bus, addr, cs, mux, channel, line in specs:
+    specs += [("blinds display", p.blinds_display), ("shot clock", p.shot_clock)]
+    for who, spec in specs:
+        bus, addr, cs = spec.bus, spec.address, spec.cs
+        mux: int | None = getattr(spec, "mux", None)  # readers only
+        channel: int | None = getattr(spec, "channel", None)
         if bus is None:
             continue
         if cs is not None:
-            yield (bus, "cs", cs), f"{bus} CE{cs}", who, line
+            yield (bus, "cs", cs), f"{bus} CE{cs}", who, spec.line_of("cs")
         if addr is None:
             continue
         if mux is not None:
-            yield (bus, None, mux), f"{bus} address 0x{mux:02X}", f"I2C mux 0x{mux:02X}", line
+            yield (
+                (bus, None, mux),
+                f"{bus} address 0x{mux:02X}",
+                f"I2C mux 0x{mux:02X}",
+                spec.line_of("mux"),
+            )
             yield (
                 (bus, mux, channel, addr),
                 f"{bus} mux 0x{mux:02X} channel {channel} address 0x{addr:02X}",
                 who,
-                line,
+                spec.line_of("address" if "address" in dict(spec.key_lines) else "channel"),
             )
         else:
-            yield (bus, None, addr), f"{bus} address 0x{addr:02X}", who, line
+            yield (bus, None, addr), f"{bus} address 0x{addr:02X}", who, spec.line_of("address")

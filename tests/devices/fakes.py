@@ -246,3 +246,67 @@ class FakePN532:
             return b"\x01"
         payload = self._pending.pop(0)
         return (b"\x01" + payload + bytes(n))[:n]
+
+
+# the 7-segment glyphs the HT16K33 fake reads back (a = bit 0 ... g = bit 6, dp = bit 7),
+# written out here from the segment drawing, not taken from the driver
+_GLYPHS = {
+    0x3F: "0", 0x06: "1", 0x5B: "2", 0x4F: "3", 0x66: "4", 0x6D: "5", 0x7D: "6",
+    0x07: "7", 0x7F: "8", 0x6F: "9", 0x40: "-", 0x00: " ", 0x79: "E", 0x73: "P",
+    0x77: "A", 0x3E: "U", 0x38: "L",
+}  # fmt: skip
+_BACKPACK_DIGITS = (0x00, 0x02, 0x06, 0x08)  # Adafruit 4-digit backpack; 0x04 is the colon
+
+
+class FakeHT16K33:
+    """An HT16K33 LED driver as an SMBus device: command bytes and 16 bytes of display RAM."""
+
+    def __init__(self) -> None:
+        self.oscillator = False
+        self.display_on = False
+        self.blink_hz = 0.0
+        self.brightness = 0  # 0..15 (duty 1/16..16/16)
+        self.ram = [0] * 16
+
+    def command(self, value: int) -> None:
+        kind = value & 0xF0
+        if kind == 0x20:  # system setup
+            self.oscillator = bool(value & 0x01)
+        elif kind == 0x80:  # display setup: on, blink rate
+            self.display_on = bool(value & 0x01)
+            self.blink_hz = {0: 0.0, 1: 2.0, 2: 1.0, 3: 0.5}[(value >> 1) & 0x03]
+        elif kind == 0xE0:  # dimming
+            self.brightness = value & 0x0F
+        else:
+            raise AssertionError(f"HT16K33: 0x{value:02X} is not a command")
+
+    def write_ram(self, start: int, data: list[int]) -> None:
+        if start + len(data) > 16:
+            raise AssertionError(f"HT16K33: RAM write {start}+{len(data)} runs past 0x0F")
+        self.ram[start : start + len(data)] = [b & 0xFF for b in data]
+
+    def shown(self) -> str:
+        """What the four digits show (blank with the display or oscillator off)."""
+        if not (self.oscillator and self.display_on):
+            return ""
+        return "".join(_GLYPHS.get(self.ram[a] & 0x7F, "?") for a in _BACKPACK_DIGITS)
+
+
+class FakeSMBus:
+    """An ``smbus2.SMBus`` stand-in: devices by address; others NACK (OSError 121)."""
+
+    def __init__(self, devices: dict[int, FakeHT16K33]) -> None:
+        self.devices = devices
+
+    def _device(self, address: int) -> FakeHT16K33:
+        if address not in self.devices:
+            raise OSError(121, "Remote I/O error")
+        return self.devices[address]
+
+    def write_byte(self, address: int, value: int) -> None:
+        self._device(address).command(value)
+
+    def write_i2c_block_data(self, address: int, register: int, data: list[int]) -> None:
+        if len(data) > 32:
+            raise OSError(22, "an SMBus block is at most 32 bytes")
+        self._device(address).write_ram(register, data)

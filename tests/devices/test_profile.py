@@ -89,18 +89,33 @@ def test_unknown_display_kind_in_a_table_points_at_its_kind_line() -> None:
     assert "max7219, ht16k33, mock" in err.value.fix
 
 
-def test_i2c_address_used_twice_on_one_bus_fails() -> None:
+def test_i2c_address_used_twice_names_the_address_lines_not_the_table_headers() -> None:
     text = SIXMAX.replace("address = 0x71", "address = 0x3C")
     with pytest.raises(ProfileError, match=r"i2c1 address 0x3C is used twice") as err:
         parse_profile(text, "six.toml")
-    assert err.value.line == _line_of(text, "[shot_clock]")
-    assert f"by blinds display (line {_line_of(text, '[blinds_display]')})" in str(err.value)
+    # the shot clock's `address` line, not its [shot_clock] header three lines up
+    assert err.value.line == _line_of(text, "address = 0x3C", nth=1)
+    assert err.value.line != _line_of(text, "[shot_clock]")
+    assert str(err.value).startswith(f"six.toml:{err.value.line}: ")
+    assert f"by blinds display (line {_line_of(text, 'address = 0x3C')})" in str(err.value)
 
 
-def test_two_readers_on_one_mux_channel_fail() -> None:
+def test_two_readers_on_one_mux_channel_fail_at_the_channel_line() -> None:
     text = SIXMAX.replace("mux = 0x70\nchannel = 7", "mux = 0x70\nchannel = 6")
-    with pytest.raises(ProfileError, match=r"mux 0x70 channel 6 address 0x24 is used twice"):
+    with pytest.raises(ProfileError, match=r"mux 0x70 channel 6 address 0x24 is used twice") as err:
         parse_profile(text, "six.toml")
+    # both use the PN532's default address: the key that puts the deck there is `channel`
+    assert err.value.line == _line_of(text, "channel = 6", nth=1)
+    assert f"(line {_line_of(text, 'channel = 6')})" in str(err.value)
+
+
+def test_a_default_address_used_twice_falls_back_to_the_table_line() -> None:
+    text = SIXMAX.replace('bus = "i2c1"\naddress = 0x71\n', 'bus = "i2c1"\n')
+    with pytest.raises(ProfileError, match=r"i2c1 address 0x70 is used twice") as err:
+        parse_profile(text, "six.toml")
+    # the HT16K33's default 0x70 (the mux's address) is written nowhere in [shot_clock]
+    assert err.value.line == _line_of(text, "[shot_clock]")
+    assert "by shot clock and by I2C mux 0x70" in str(err.value)
 
 
 def test_seat_given_twice_fails_at_the_second() -> None:
