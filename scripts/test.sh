@@ -11,7 +11,7 @@ if command -v npm >/dev/null && [ ! -d tests/firmware/mpy/node_modules ]; then
 fi
 echo "== ruff"
 .venv/bin/ruff check .
-echo "== mypy --strict (rules engine, chip race, clocks)"
-.venv/bin/mypy --strict controller/rules controller/chiprace controller/clocks
+echo "== mypy --strict (rules engine, chip race, clocks, devices)"
+.venv/bin/mypy --strict controller/rules controller/chiprace controller/clocks controller/devices
 echo "== pytest"
 .venv/bin/pytest "$@"
