@@ -48,7 +48,7 @@ I2C_BUSES: dict[str, dict[str, int]] = {
     "i2c5": {"SDA": 12, "SCL": 13},
     "i2c6": {"SDA": 22, "SCL": 23},
 }
-# serial ports on the header (seat-node RS-485 link); USB ports take no GPIO
+# serial ports on the header (a seat node wired to the UART); USB ports take no GPIO
 UART_PORTS: dict[str, dict[str, int]] = {
     "/dev/serial0": {"TXD": 14, "RXD": 15},
     "/dev/ttyAMA0": {"TXD": 14, "RXD": 15},

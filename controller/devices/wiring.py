@@ -30,7 +30,8 @@ PART_NAMES = {
     "gpio": "active 5 V buzzer + NPN transistor + 1 kohm",
     "key": "12 mm momentary push button",
     "mux": "TCA9548A 8-channel I2C multiplexer",
-    "rs485": "RS-485 transceiver (MAX3485) for the seat-node link",
+    "usbhub": "powered USB 2.0 hub, 10 ports (one serial line per seat node)",
+    "usbcable": "USB cable to a seat node (under 3 m)",
     "pi": "Raspberry Pi 4 or 5",
 }
 
@@ -106,8 +107,9 @@ def bill_of_materials(p: Profile) -> dict[str, int]:
     muxes = {(r.bus, r.mux) for r in p.readers.values() if r.mux is not None}
     bom["mux"] += len(muxes)
     bom["seatnode"] += len(nodes)
-    if nodes:
-        bom["rs485"] += 1 + len(nodes)
+    if nodes:  # the link is point to point: one USB serial line (CDC) per node
+        bom["usbhub"] += -(-len(nodes) // 10)
+        bom["usbcable"] += len(nodes)
     for s in p.seats:
         if s.light.kind in ("led", "pwm_led"):
             bom[s.light.kind] += 1

@@ -27,7 +27,8 @@ def test_bill_of_materials_counts_the_parts_of_a_build() -> None:
     assert bom["pn532"] == 8  # six players + muck + deck
     assert bom["mux"] == 1 and bom["led"] == 6 and bom["key"] == 5
     t = wiring.bill_of_materials(load_profile("tournament-10"))
-    assert t["seatnode"] == 10 and t["rs485"] == 11
+    assert t["seatnode"] == 10 and t["usbhub"] == 1 and t["usbcable"] == 10
+    assert "rs485" not in t  # point-to-point link: one USB serial line per node
 
 
 def test_wiring_table_lists_each_gpio_with_its_header_pin() -> None:
