@@ -170,7 +170,9 @@ class Hand:
         if cfg.variant is Variant.FT:
             self.min_increment = cfg.small_bet
             self.bet_count = 1  # FL-1: the big blind is the round's bet
-        self.current_bet = max(self.bets)
+        # BLIND-3 is silent on what a short big blind leaves to call; by the live
+        # convention (and as PokerKit does) the others still owe the full blind [conv].
+        self.current_bet = max(max(self.bets), cfg.big_blind)
         self.reopen_level = self.current_bet
 
     # ------------------------------------------------------------------ views

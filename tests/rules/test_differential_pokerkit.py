@@ -13,9 +13,8 @@ counts a short all-in toward the cap of one bet and three raises; the rulebook d
 raise. Situations left out on purpose, where PokerKit departs from the rulebook: a big
 blind who cannot cover blind and big-blind ante (ANTE-5, PokerKit posts the ante first)
 and odd units under the online profile (POT-5); the live profile gives odd chips as
-PokerKit does. A big blind all-in for less than the blind is
-left out too: the rulebook gives no call amount for it (BLIND-3) and PokerKit charges the
-full blind.
+PokerKit does. A big blind all-in for less than the blind: PokerKit lets the others call
+what was posted; the live convention, followed here, makes them call the full blind.
 """
 
 from __future__ import annotations
@@ -74,8 +73,10 @@ def configs(draw: st.DrawFn, variant: Variant) -> GameConfig:
     n = draw(st.integers(2, 9))
     bb = draw(st.sampled_from([2, 4, 100]))
     sb = bb // 2
-    # Stacks from one chip over the blind to deep, so all-ins and side pots are common.
-    stacks = tuple(draw(st.lists(st.integers(bb + 1, 40 * bb), min_size=n, max_size=n)))
+    # Mostly from one chip over the blind to deep, so all-ins and side pots are common;
+    # sometimes a stack below a blind (BLIND-3).
+    low = draw(st.sampled_from([1, bb + 1, bb + 1, bb + 1]))
+    stacks = tuple(draw(st.lists(st.integers(low, 40 * bb), min_size=n, max_size=n)))
     straddle = Straddle.NONE
     if variant is not Variant.FT and n >= 4 and draw(st.booleans()):
         straddle = Straddle.UTG
@@ -88,9 +89,10 @@ def configs(draw: st.DrawFn, variant: Variant) -> GameConfig:
     elif ante_kind == "bb":
         bb_ante = bb
     big = 0 if n == 2 else 1
-    assume(stacks[big] > bb + bb_ante + (antes[big] if antes else 0))  # ANTE-5, BLIND-3
-    small = 1 if n == 2 else 0
-    assume(stacks[small] > sb + (antes[small] if antes else 0))
+    # A big blind short of blind (plus ante) is left out: PokerKit posts the ante first
+    # (ANTE-5 says the blind) and lets the others call only what was posted (the live
+    # convention, followed here, is the full big blind: BLIND-3 [conv]).
+    assume(stacks[big] > bb + bb_ante + (antes[big] if antes else 0))
     # Heads-up fixed limit is uncapped here (FL-1) but capped in PokerKit: keep the cap.
     return GameConfig(variant, stacks, sb, bb, antes=antes, big_blind_ante=bb_ante,
                       straddle=straddle, small_bet=bb, big_bet=2 * bb, fl_capped=True)

@@ -74,6 +74,14 @@ def test_blind_3_short_stack_posts_all_and_is_all_in() -> None:
     assert hand.stacks[1] == 0 and hand.bets[1] == 1
 
 
+def test_blind_3_a_short_big_blind_still_leaves_the_full_blind_to_call() -> None:
+    hand = dealt([100, 1, 100], 2, 4)
+    assert hand.call_amount == 4 and hand.min_raise_to == 8  # the button: call 4, raise to 8
+    hand.call()
+    hand.call()  # the small blind completes to 4
+    assert hand.pots()[0].amount == 3 and hand.pots()[1].amount == 6  # 1 x 3, then 3 x 2
+
+
 def test_deal_2_later_rounds_start_left_of_the_button() -> None:
     hand = dealt([100] * 4)
     for _ in range(3):
