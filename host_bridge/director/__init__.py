@@ -1,0 +1,36 @@
+"""The tournament director's pure core: the floor model the host bridge calls (issue 9).
+
+Pure and synchronous: no I/O, no clock (times are passed in), no randomness it is not
+given (a ``random.Random``). Imports only the standard library, ``controller.rules`` and
+``controller.clocks``. Money is in cents, chips in whole chips.
+
+- :mod:`.setup`: a tournament's published set-up (freezeouts, rebuys, add-ons, re-entry,
+  bounties, guarantees, Sit & Gos, HexaPro jackpots).
+- :mod:`.tournament`: :class:`Tournament` -- entries, hands, eliminations, places, prizes,
+  cancellation.
+- :mod:`.seating`: :class:`Floor` -- seat draw, late entries, balancing, breaking tables,
+  final-table redraw.
+- :mod:`.handforhand`: :class:`HandForHand` and :class:`LastHands` coordinators.
+- :mod:`.penalties`: :class:`Penalties` that follow the player.
+- :mod:`.cash`: :class:`CashFloor` -- waiting lists, buy-ins and ratholing, sit-outs, rake.
+- :mod:`.payouts`, :mod:`.cancel`, :mod:`.sng`: prize pools, ICM, CANCEL-*, jackpots.
+"""
+
+from .cancel import Compensation
+from .cash import CashFloor, Stake
+from .entries import Carry, Entry, HandResult, Stage, Status
+from .errors import DirectorError, PayoutError, SeatingError
+from .handforhand import HandForHand, LastHands
+from .payouts import PayoutStructure, PrizePool, icm_chop, icm_equity, payout_table
+from .penalties import Penalties
+from .seating import Floor, Move
+from .setup import TournamentSetup, jackpot_setup
+from .sng import draw_multiplier
+from .tournament import Tournament
+
+__all__ = [
+    "Carry", "CashFloor", "Compensation", "DirectorError", "Entry", "Floor", "HandForHand",
+    "HandResult", "LastHands", "Move", "PayoutError", "PayoutStructure", "Penalties",
+    "PrizePool", "SeatingError", "Stage", "Stake", "Status", "Tournament", "TournamentSetup",
+    "draw_multiplier", "icm_chop", "icm_equity", "jackpot_setup", "payout_table",
+]
