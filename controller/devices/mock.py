@@ -243,6 +243,19 @@ class MockTable(TableHardware):
             events += self.poll()
         return events
 
+    def forget_history(self) -> None:
+        """Drop what the mock parts have recorded so far (GPIO pin states, seat-light
+        history, beeps), so that a long run stays flat in memory; assertions about
+        earlier activity are lost."""
+        for pin in list(self.pin_factory.pins.values()):
+            if isinstance(pin, MockPin):
+                pin.clear_states()
+        for light in self.lights.values():
+            if isinstance(light, MockSeatLight):
+                light.history.clear()
+        if isinstance(self.buzzer, MockBuzzer):
+            self.buzzer.played.clear()
+
     # -- assert
     def assert_light(self, seat: int, expected: LightState) -> None:
         light = self.light(seat)

@@ -1,0 +1,254 @@
+"""Bets from the dealer console: chips pushed and words said -> a ruling -> an engine action.
+
+What chips and words mean is the live rules' business (``controller.rules.live``,
+LIVE-1..14): the dealer keys in the chips a player pushed (each chip's value, or only the
+total) and what they said, and :func:`rule_on` asks the rules. This module turns a
+:class:`~controller.rules.live.Ruling` into what the table shows and does: an engine
+action, chips handed back, a choice for the player, or a question for the floor.
+
+Action out of turn (LIVE-12) is kept as a :class:`Held` wrapping the rules'
+:class:`~controller.rules.live.OutOfTurn`: each action taken in between is fed to it, and
+when the turn comes its ruling says whether it binds.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from controller.rules.actions import Action, BetRaise, Call, Check, Fold
+from controller.rules.config import RulesProfile
+from controller.rules.errors import RulesError
+from controller.rules.hand import Hand, Phase
+from controller.rules.live import (
+    Decision,
+    Declaration,
+    OutOfTurn,
+    Ruling,
+    Word,
+    facing,
+    interpret_amount,
+    interpret_chips,
+)
+
+from . import showdown
+from .events import ActionAccepted, ActionHeld, ActionReleased, Choice
+
+if TYPE_CHECKING:
+    from .table import Table
+
+Pushed = int | Sequence[int]
+"""Chips pushed in one motion: the total only, or each chip's value (LIVE-8, LIVE-9)."""
+
+
+def total(chips: Pushed) -> int:
+    return chips if isinstance(chips, int) else sum(chips)
+
+
+def rule_on(hand: Hand, chips: Pushed, declared: Declaration | None,
+            profile: RulesProfile) -> Ruling:
+    """The live rules' ruling on what the player to act pushed and said."""
+    f = facing(hand)
+    if isinstance(chips, int):
+        return interpret_amount(f, chips, declared=declared, profile=profile)
+    return interpret_chips(f, tuple(chips), declared=declared, profile=profile)
+
+
+def choice_of(ruling: Ruling) -> Choice:
+    """One option of a rules choice as the console shows it (``fold``, ``call``...)."""
+    action = ruling.action
+    if isinstance(action, BetRaise):
+        return Choice(f"raise_to_{action.to}", f"raise to {action.to}", ruling.rule)
+    key = type(action).__name__.lower() if action is not None else "floor"
+    return Choice(key, ruling.reason, ruling.rule)
+
+
+def decision(hand: Hand, word: str, to: int = 0) -> Decision:
+    """A declared action for the player to act, as the engine's action value."""
+    p = hand.actor
+    assert p is not None
+    if word == "fold":
+        return Fold(p)
+    if word == "check":
+        return Check(p)
+    if word == "call":
+        return Call(p, hand.call_amount)
+    return BetRaise(p, to)
+
+
+@dataclass(frozen=True, slots=True)
+class Held:
+    """An action out of turn waiting for the player's turn (LIVE-12)."""
+
+    oot: OutOfTurn
+    pushed: int = 0  # chips put out with it
+
+    @classmethod
+    def taken(cls, action: Decision, profile: RulesProfile, pushed: int = 0) -> Held:
+        return cls(OutOfTurn.taken(action, profile), pushed)
+
+    def after(self, between: Action) -> Held:
+        return Held(self.oot.after(between), self.pushed)
+
+    @property
+    def what(self) -> str:
+        a = self.oot.action
+        return f"raise to {a.to}" if isinstance(a, BetRaise) else type(a).__name__.lower()
+
+
+# ---------------------------------------------------------------- the player to act
+def position_for(table: Table, seat: int | None, what: str) -> int | None:
+    """The position acting for ``seat`` (the player to act if None), or None after
+    rejecting the input."""
+    from .table import Stage
+
+    hand = table.hand
+    if hand is None or table.stage is not Stage.PLAYING:
+        table.reject(f"nobody can {what} now: the table is {table.stage}", "BET-1", what)
+        return None
+    if any(p.event.kind == "choice" for p in table.prompts):
+        table.reject("a player must first choose (see the open prompt)", None, what)
+        return None
+    if seat is None:
+        if hand.actor is None:
+            table.reject(f"nobody can {what} now: no player is to act", "BET-1", what)
+        return hand.actor
+    position = table.position_of(seat)
+    if position is None:
+        table.reject(f"seat {seat} is not in this hand", "BET-1", what)
+    elif hand.folded[position]:
+        table.reject(f"seat {seat} has folded", "BET-2", what)
+        return None
+    return position
+
+
+def push(table: Table, chips: Pushed, *, seat: int | None = None,
+         declared: Declaration | None = None) -> bool:
+    """The chips a player pushed in one motion (the total, or each chip's value) and
+    what they said; the live rules (LIVE-1..14) say what it means."""
+    position = position_for(table, seat, "bet")
+    if position is None:
+        return False
+    hand = table.hand
+    assert hand is not None
+    if position != hand.actor:
+        return hold_out_of_turn(table, position, chips, declared)
+    try:
+        ruling = rule_on(hand, chips, declared, table.profile)
+    except RulesError as exc:
+        return table.reject(exc.reason, exc.rule, "chips")
+    return apply_ruling(table, ruling, "console" if declared is not None else "chips")
+
+
+def apply_ruling(table: Table, ruling: Ruling, source: str) -> bool:
+    """Carry out a ruling for the player to act: an action, a choice, or a question."""
+    from .table import CONTINUE, nothing
+
+    hand = table.hand
+    assert hand is not None and hand.actor is not None
+    position = hand.actor
+    seat = table.seat_of(position)
+    if ruling.choice is not None:
+        def take(option: Ruling) -> Callable[[], None]:
+            def apply() -> None:
+                if table.hand is not hand or hand.actor != position:
+                    table.reject("the choice no longer applies: the action has moved on",
+                                 ruling.rule, source)
+                    return
+                apply_ruling(table, option, source)
+            return apply
+        table.prompt("choice", ruling.reason, ruling.rule, seat,
+                     [(choice_of(o), take(o)) for o in ruling.choice.options])
+        return True
+    if ruling.action is None:  # the floor decides, or an announced raise's amount
+        kind = "floor" if ruling.floor else "pending"
+        table.prompt(kind, ruling.reason, ruling.rule, seat, [(CONTINUE, nothing)])
+        return True
+    try:
+        hand.apply(ruling.action)
+    except RulesError as exc:
+        return table.reject(exc.reason, exc.rule, source)
+    if ruling.forfeited:  # LIVE-2/7/10: chips put in stay in the pot though they fold
+        table.forfeits[position] = table.forfeits.get(position, 0) + ruling.forfeited
+    accepted(table, position, source, ruling)
+    return True
+
+
+def fold_from_muck(table: Table, position: int) -> None:
+    """LIVE-16: the hand touched the muck: folded (held if out of turn, LIVE-12)."""
+    hand = table.hand
+    assert hand is not None
+    assert table.reads is not None
+    if position == hand.actor:
+        hand.fold()
+        accepted(table, position, "muck")
+    else:  # dead: it folds in turn, or gives up its claim at the showdown
+        table.reads.dead.add(table.seat_of(position))
+        table.emit(ActionHeld(table.hand_no, table.seat_of(position), "fold"))
+
+
+def hold_out_of_turn(table: Table, position: int, chips: Pushed,
+                     declared: Declaration | None) -> bool:
+    """Out of turn (LIVE-12): held, binding when the turn comes unless released."""
+    hand = table.hand
+    assert hand is not None
+    pushed = total(chips)
+    word = declared.word if declared is not None else None
+    action: Decision
+    if word is Word.FOLD:
+        action = Fold(position)
+    elif word is Word.CHECK or (word is None and not pushed):
+        action = Check(position)
+    elif declared is not None and declared.amount is not None:
+        action = BetRaise(position, declared.amount)
+    elif word in (Word.CALL, None) and hand.bets[position] + pushed <= hand.current_bet:
+        action = Call(position, 0)
+    else:
+        action = BetRaise(position, hand.bets[position] + pushed)
+    table.held[position] = held = Held.taken(action, table.profile, pushed)
+    table.emit(ActionHeld(table.hand_no, table.seat_of(position), held.what))
+    return True
+
+
+def accepted(table: Table, position: int, source: str, ruling: Ruling | None = None) -> None:
+    """The engine took the action: journal it, feed it to held actions, move on."""
+    hand = table.hand
+    assert hand is not None
+    action = hand.log[-1]
+    table.emit(ActionAccepted(
+        table.hand_no, table.seat_of(position), action, source,
+        ruling.returned if ruling else 0, ruling.owed if ruling else 0,
+        ruling.forfeited if ruling else 0, ruling.rule if ruling else None))
+    table.held.pop(position, None)
+    for other, held in list(table.held.items()):
+        table.held[other] = held.after(action)
+    if any(p.event.kind == "choice" for p in table.prompts):  # the choice was this one's
+        table.prompts = [p for p in table.prompts if p.event.kind != "choice"]
+    advance(table)
+
+
+def advance(table: Table) -> None:
+    """After any change: fold dead hands in turn, apply or release held actions when
+    their turn comes, and move the stage on with the engine's phase."""
+    hand = table.hand
+    assert hand is not None and table.reads is not None
+    actor = hand.actor
+    if actor is not None and hand.phase is Phase.BETTING:
+        seat = table.seat_of(actor)
+        if seat in table.reads.dead:  # DEAL-5, LIVE-16/17, BLIND-7: folds in turn
+            hand.fold()
+            accepted(table, actor, "auto")
+            return
+        held = table.held.pop(actor, None)
+        if held is not None:
+            try:
+                ruling = held.oot.ruling(facing(hand), held.pushed)
+            except RulesError:
+                ruling = None
+            if ruling is None or ruling.pending:
+                table.emit(ActionReleased(table.hand_no, seat, held.what))
+            else:
+                apply_ruling(table, ruling, "held")
+                return
+    showdown.follow_phase(table)

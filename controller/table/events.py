@@ -1,0 +1,338 @@
+"""What the live table accepts and tells the world: one frozen dataclass per happening.
+
+Every event goes to the injected sink (the journal, ``controller.sync``) *before* any
+display or light changes (DESIGN.md: journal before display). Events whose class has
+``secret = True`` carry hole cards: the sync layer routes them to the secure topic only,
+and they are never written to INFO logs (CARD-4).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import ClassVar
+
+from controller.rules.actions import Action
+from controller.rules.cards import Card
+
+
+@dataclass(frozen=True, slots=True)
+class Choice:
+    """One way the dealer or floor may resolve a prompt, with the rule that allows it."""
+
+    key: str  # what the console sends back, e.g. "misdeal", "continue", "kill_hand"
+    text: str
+    rule: str | None = None
+
+
+# ---------------------------------------------------------------- seats
+@dataclass(frozen=True, slots=True)
+class SeatTaken:
+    """A player sat down at ``seat`` with ``stack`` chips."""
+
+    secret: ClassVar[bool] = False
+    seat: int
+    player: str
+    stack: int
+
+
+@dataclass(frozen=True, slots=True)
+class SeatLeft:
+    """The player at ``seat`` left the table with ``stack`` chips."""
+
+    secret: ClassVar[bool] = False
+    seat: int
+    player: str
+    stack: int
+
+
+@dataclass(frozen=True, slots=True)
+class SatOut:
+    """The player at ``seat`` sits out from the next hand."""
+
+    secret: ClassVar[bool] = False
+    seat: int
+
+
+@dataclass(frozen=True, slots=True)
+class CameBack:
+    """The player at ``seat`` plays again from the next hand."""
+
+    secret: ClassVar[bool] = False
+    seat: int
+
+
+@dataclass(frozen=True, slots=True)
+class PlayerCheckedIn:
+    """A player card was read at the seat the floor assigned to that player."""
+
+    secret: ClassVar[bool] = False
+    seat: int
+    player: str
+
+
+@dataclass(frozen=True, slots=True)
+class WrongSeat:
+    """A player card was read at ``seat``, but the floor seated that player elsewhere."""
+
+    secret: ClassVar[bool] = False
+    seat: int
+    player: str
+    assigned: int | None  # None: the player has no seat at this table
+
+
+@dataclass(frozen=True, slots=True)
+class PresenceChanged:
+    """A player card arrived at or left its seat's player reader (DEAL-5: at the seat)."""
+
+    secret: ClassVar[bool] = False
+    seat: int
+    present: bool
+
+
+# ---------------------------------------------------------------- deck
+@dataclass(frozen=True, slots=True)
+class DeckEnrolled:
+    """A deck's 52 UIDs were mapped to cards and stored as ``version`` (``digest``)."""
+
+    secret: ClassVar[bool] = False
+    version: int
+    digest: str
+
+
+@dataclass(frozen=True, slots=True)
+class DeckChecked:
+    """The deck was counted at the shuffle (CARD-1): what was missing, extra or twice."""
+
+    secret: ClassVar[bool] = False
+    complete: bool
+    missing: tuple[Card, ...]
+    duplicated: tuple[Card, ...]
+    unknown: tuple[bytes, ...]  # UIDs not in the deck map: a foreign card
+
+    @property
+    def text(self) -> str:
+        """The result in words, cards by name, for the dealer."""
+        if self.complete:
+            return "deck complete: 52 cards"
+        parts = []
+        if self.missing:
+            parts.append("missing " + " ".join(c.symbol() for c in self.missing))
+        if self.duplicated:
+            parts.append("twice " + " ".join(c.symbol() for c in self.duplicated))
+        if self.unknown:
+            parts.append(f"{len(self.unknown)} unknown card(s)")
+        return "; ".join(parts)
+
+
+@dataclass(frozen=True, slots=True)
+class UnknownCard:
+    """A UID the deck map does not know was read at ``reader``; it is never guessed."""
+
+    secret: ClassVar[bool] = False
+    reader: str
+    uid: bytes
+
+
+# ---------------------------------------------------------------- the hand
+@dataclass(frozen=True, slots=True)
+class HandStarted:
+    """A new hand (DEAL-4): who is where and with what, in engine position order."""
+
+    secret: ClassVar[bool] = False
+    hand_no: int
+    button: int | None
+    small_blind: int | None
+    big_blind: int
+    dealt: tuple[int, ...]  # seats, index 0 first left of the button, last the button
+    stacks: tuple[int, ...]  # before the forced bets, same order
+    small_blind_amount: int
+    big_blind_amount: int
+    ante: int
+
+
+@dataclass(frozen=True, slots=True)
+class HoleCardsDealt:
+    """A seat's hole cards as read at its reader. Secret: the secure topic only."""
+
+    secret: ClassVar[bool] = True
+    hand_no: int
+    seat: int
+    cards: tuple[Card, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class CardBurned:
+    """A burn card went to the muck before a street (CARD-8). Secret: it is face down."""
+
+    secret: ClassVar[bool] = True
+    hand_no: int
+    card: Card
+
+
+@dataclass(frozen=True, slots=True)
+class BoardDealt:
+    """The flop, turn or river, as read at the board reader."""
+
+    secret: ClassVar[bool] = False
+    hand_no: int
+    street: str
+    cards: tuple[Card, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class ActionAccepted:
+    """A betting or showdown action the engine accepted; ``seat`` is the table seat."""
+
+    secret: ClassVar[bool] = False
+    hand_no: int
+    seat: int
+    action: Action
+    source: str  # "console", "chips", "muck", "held" (LIVE-12), "auto" (a dead hand)
+    returned: int = 0  # chips handed back to the player (LIVE-7, LIVE-8)
+    owed: int = 0  # chips the player must still put in (a declared amount, LIVE-3)
+    forfeited: int = 0  # chips that stay in the pot though the player folds (LIVE-2/10)
+    rule: str | None = None  # the live rule that decided what the chips meant
+
+
+@dataclass(frozen=True, slots=True)
+class ActionHeld:
+    """An action out of turn is held (LIVE-12); it binds when the turn comes, or not."""
+
+    secret: ClassVar[bool] = False
+    hand_no: int
+    seat: int
+    what: str
+
+
+@dataclass(frozen=True, slots=True)
+class ActionReleased:
+    """A held out-of-turn action no longer binds: the action before it changed (LIVE-12)."""
+
+    secret: ClassVar[bool] = False
+    hand_no: int
+    seat: int
+    what: str
+
+
+@dataclass(frozen=True, slots=True)
+class ActionsUndone:
+    """The dealer took back the last actions (before the next card), with the reason."""
+
+    secret: ClassVar[bool] = False
+    hand_no: int
+    actions: tuple[Action, ...]
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class ActionCorrected:
+    """The floor replaced a past action; the hand was replayed from its log."""
+
+    secret: ClassVar[bool] = False
+    hand_no: int
+    index: int
+    old: Action
+    new: Action
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class HandShown:
+    """A hand tabled at the showdown (SHOW-2, SHOW-6), with its name (``two pair...``)."""
+
+    secret: ClassVar[bool] = False
+    hand_no: int
+    seat: int
+    cards: tuple[Card, ...]
+    description: str
+
+
+@dataclass(frozen=True, slots=True)
+class PotAwarded:
+    """One pot, confirmed by the dealer (POT-2, POT-5): ``shares`` are (seat, chips)."""
+
+    secret: ClassVar[bool] = False
+    hand_no: int
+    pot: int  # 0 main pot, then the side pots
+    amount: int
+    shares: tuple[tuple[int, int], ...]
+
+
+@dataclass(frozen=True, slots=True)
+class HandEnded:
+    """The hand is over: every seat's stack after it, and the rake."""
+
+    secret: ClassVar[bool] = False
+    hand_no: int
+    stacks: tuple[tuple[int, int], ...]  # (seat, chips)
+    rake: int
+
+
+@dataclass(frozen=True, slots=True)
+class MisdealDeclared:
+    """The hand is void: cards gathered, bets returned, dealt again (LIVE-25)."""
+
+    secret: ClassVar[bool] = False
+    hand_no: int
+    reason: str
+    rule: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class Irregularity:
+    """Something the dealer must resolve, shown with the rule and the allowed choices."""
+
+    secret: ClassVar[bool] = False
+    hand_no: int
+    kind: str  # "wrong_place", "too_many", "too_few", "empty_seat", "two_readers", ...
+    reason: str  # never names a card: ``cards`` does, and makes the event secret
+    rule: str | None
+    seat: int | None
+    choices: tuple[Choice, ...]
+    cards: tuple[Card, ...] = ()  # the card(s) concerned, for the dealer's screen
+
+    @property
+    def text(self) -> str:
+        """For the dealer's screen (the table's own console, never the public topic)."""
+        named = " ".join(c.symbol() for c in self.cards)
+        return f"{named}: {self.reason}" if named else self.reason
+
+
+@dataclass(frozen=True, slots=True)
+class Rejected:
+    """An input the table did not accept, and why; nothing changed."""
+
+    secret: ClassVar[bool] = False
+    reason: str
+    rule: str | None = None
+    source: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class LevelChanged:
+    """The blind level moved on."""
+
+    secret: ClassVar[bool] = False
+    level: int
+    small_blind: int
+    big_blind: int
+    ante: int
+
+
+TableEvent = (
+    SeatTaken | SeatLeft | SatOut | CameBack | PlayerCheckedIn | WrongSeat | PresenceChanged
+    | DeckEnrolled | DeckChecked | UnknownCard | HandStarted | HoleCardsDealt | CardBurned
+    | BoardDealt | ActionAccepted | ActionHeld | ActionReleased | ActionsUndone
+    | ActionCorrected | HandShown | PotAwarded | HandEnded | MisdealDeclared | Irregularity
+    | Rejected | LevelChanged
+)
+
+Sink = Callable[[TableEvent], None]
+"""Where the table sends each event (the journal); called before any display changes."""
+
+
+def is_secret(event: TableEvent) -> bool:
+    """True for events that carry hidden cards (the secure topic only, never INFO logs):
+    hole cards, burns, and an irregularity that names a card (it may be a hole card)."""
+    return type(event).secret or (isinstance(event, Irregularity) and bool(event.cards))

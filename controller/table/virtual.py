@@ -1,0 +1,283 @@
+"""The virtual table: the ``virtual`` board profile on mock hardware, simulated players and
+a simulated dealer, in virtual time. It plays complete hands headless and checks that no
+chip is made or lost after each one.
+
+    vt = VirtualTable(players=6, seed=7)
+    summary = vt.play_hands(1000)
+
+The dealer shuffles with the ``random.Random`` it is given, places every card at the mock
+readers (hole cards one at a time clockwise, a burn at the muck before each street, the
+board at the board reader), keys in the chips each player pushes, pushes folded hands to
+the muck, and presses the console keys (``deal`` to start, to show and to push each pot).
+Players are bots that pick a legal action at random. Time is the mock's virtual clock:
+``pace`` virtual seconds pass per action (so levels move on), and ``speed`` slows a run
+down to a multiple of real time for a demo.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from collections import Counter, deque
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+
+from controller.devices.mock import MockTable
+from controller.devices.profile import load_profile
+from controller.rules.config import LIVE_CASH, LIVE_TOURNAMENT, RulesProfile, Variant
+from controller.rules.hand import Phase
+from controller.rules.rake import RakePolicy
+
+from .deck import DeckMap
+from .events import HandEnded, Sink, TableEvent
+from .lights import Level
+from .table import Stage, Table
+
+
+class ChipsNotConserved(AssertionError):
+    """Chips were made or lost: the stacks do not add up to what was bought in."""
+
+
+@dataclass(frozen=True, slots=True)
+class PlaySummary:
+    """What ``play_hands`` did."""
+
+    hands: int
+    misdeals: int
+    rejected: int
+    irregularities: int
+    seconds: float  # wall time
+    virtual_seconds: float
+
+    @property
+    def hands_per_second(self) -> float:
+        return self.hands / self.seconds if self.seconds else float("inf")
+
+
+class VirtualTable:
+    """A complete table with bots and a dealer, headless, in virtual time."""
+
+    def __init__(
+        self,
+        players: int = 6,
+        *,
+        seed: int | None = None,
+        rng: random.Random | None = None,
+        profile: str = "virtual",
+        rules: RulesProfile | None = None,
+        tournament: bool = False,
+        variant: Variant = Variant.NT,
+        stack: int = 10_000,
+        levels: Sequence[Level] = (Level(50, 100),),  # cash: no level clock
+        rake: RakePolicy | None = None,
+        sink: Sink | None = None,
+        keep_events: int = 2_000,
+        pace: float = 0.0,
+        fold_to_muck: float = 0.5,
+    ) -> None:
+        self.rng = rng or random.Random(seed)
+        self.hardware = MockTable(load_profile(profile))
+        if players > len(self.hardware.lights) or players < 2:
+            raise ValueError(f"{players} players do not fit the {profile} table "
+                             f"(2..{len(self.hardware.lights)})")
+        self.events: deque[TableEvent] = deque(maxlen=keep_events)
+        self.counts: Counter[str] = Counter()
+        self._outer = sink
+        stable = self.hardware.profile.debounce.stable_s
+        self._settle = stable + 0.001  # one card becomes a read
+        self._gone = self.hardware.profile.debounce.gone_s + 0.001
+        self.uids = [self.rng.randbytes(7) for _ in range(52)]
+        self.table = Table(
+            self.hardware, sink=self._sink,
+            levels=levels, deck=DeckMap.from_order(self.uids),
+            profile=rules or (LIVE_TOURNAMENT if tournament else LIVE_CASH),
+            variant=variant, tournament=tournament, rake=rake)
+        self.players = players
+        self.stack = stack
+        self.tournament = tournament
+        self.pace = pace
+        self.fold_to_muck = fold_to_muck
+        self.bought_in = 0
+        self.rake = 0
+        self._placed: list[tuple[str, bytes]] = []
+        for seat in range(1, players + 1):
+            self._seat(seat)
+        self.table.set_button(self.rng.randint(1, players))  # BTN-1, BTN-4: the draw
+
+    # ------------------------------------------------------------------ plumbing
+    def _sink(self, event: TableEvent) -> None:
+        self.events.append(event)
+        self.counts[type(event).__name__] += 1
+        if isinstance(event, HandEnded):
+            self.rake += event.rake
+        if self._outer is not None:
+            self._outer(event)
+
+    def _seat(self, seat: int) -> None:
+        self.table.take_seat(seat, f"bot{seat}", self.stack)
+        self.bought_in += self.stack
+
+    def _step(self, seconds: float) -> None:
+        for event in self.hardware.advance(seconds, step=seconds):
+            self.table.handle(event, refresh=False)
+        self.table.tick()
+
+    def place(self, reader: str, card: int) -> None:
+        """The dealer puts ``card`` at ``reader`` and it becomes a stable read."""
+        uid = self.uids[card]
+        self.hardware.drive_card_placed(reader, uid)
+        self._placed.append((reader, uid))
+        self._step(self._settle)
+
+    def press(self, key: str) -> None:
+        self.hardware.drive_key_press(key)
+        self.hardware.drive_key_release(key)
+        self._step(0.0)
+
+    def check_chips(self) -> None:
+        """Raise :class:`ChipsNotConserved` unless every chip bought in is accounted for."""
+        on_table = self.table.roster.total_chips()
+        hand = self.table.hand
+        if hand is not None:  # stacks are in the hand while it runs
+            pos = self.table.positions
+            assert pos is not None
+            in_hand = sum(hand.stacks) + hand.pot_total
+            if hand.payouts is not None:
+                in_hand = sum(hand.stacks)
+            on_table += in_hand - sum(self.table.roster[s].stack for s in pos.dealt)
+            if in_hand + hand.rake != sum(hand.config.stacks):
+                raise ChipsNotConserved(f"hand {self.table.hand_no}: {in_hand} in the hand, "
+                                        f"{sum(hand.config.stacks)} brought in")
+        if on_table + self.rake != self.bought_in:
+            raise ChipsNotConserved(f"after hand {self.table.hand_no}: {on_table} on the table"
+                                    f" + {self.rake} rake, {self.bought_in} bought in")
+
+    # ------------------------------------------------------------------ one hand
+    def _gather(self) -> None:
+        for reader, uid in self._placed:
+            self.hardware.drive_card_lifted(reader, uid)
+        self._placed.clear()
+        self._step(self._gone)
+        self.hardware.forget_history()  # the mock records every pin change: keep it flat
+
+    def count_deck(self) -> None:
+        """The dealer runs the whole deck over the deck reader at the shuffle (CARD-1)."""
+        for uid in self.uids:
+            self.hardware.drive_card_placed("deck", uid)
+        self._step(self._settle)
+        for uid in self.uids:
+            self.hardware.drive_card_lifted("deck", uid)
+        self._step(self._gone)
+
+    def _refill(self) -> None:
+        t = self.table
+        for s in list(t.roster.seats.values()):
+            if s.player and s.stack == 0:
+                t.leave_seat(s.number)
+                if not self.tournament:
+                    self._seat(s.number)
+        if len(t.roster.playing()) < 2:  # a tournament is over: a new one
+            for s in list(t.roster.occupied()):
+                self.bought_in -= s.stack
+                t.leave_seat(s.number)
+            t.new_game()
+            for number in range(1, self.players + 1):
+                self._seat(number)
+            t.set_button(self.rng.randint(1, self.players))
+
+    def play_hand(self) -> bool:
+        """Play one hand to its end; False if it could not start."""
+        t = self.table
+        self._refill()
+        self.press("deal")
+        if t.stage is not Stage.DEALING:
+            return False
+        hand_no = t.hand_no
+        order = list(range(52))
+        self.rng.shuffle(order)
+        deck = iter(order)
+        assert t.reads is not None
+        dealt, per_seat = t.reads.dealt, t.reads.per_seat
+        for _ in range(per_seat):
+            for seat in dealt:
+                self.place(f"seat{seat}", next(deck))
+        guard = 0
+        while t.hand_no == hand_no and t.hand is not None:
+            guard += 1
+            if guard > 500:
+                raise RuntimeError(f"hand {hand_no} is stuck at {t.stage}")
+            self._next_move(deck)
+        self._gather()
+        return True
+
+    def _next_move(self, deck: Iterator[int]) -> None:
+        t = self.table
+        hand = t.hand
+        if t.prompts:  # the dealer carries on past anything the table flagged
+            key = next(iter(t.prompts[-1].actions))
+            t.resolve("continue" if "continue" in t.prompts[-1].actions else key)
+            return
+        if t.stage is Stage.AWARDING or t.stage is Stage.SHOWDOWN:
+            if t.stage is Stage.SHOWDOWN and hand is not None and hand.can_muck() \
+                    and self.rng.random() < 0.3:
+                t.muck()
+            else:
+                self.press("deal")
+            return
+        assert hand is not None
+        if hand.phase is Phase.DEAL_BOARD:
+            self.place("muck", next(deck))  # the burn (CARD-8), then the street
+            for _ in range(3 if hand.street == 0 else 1):
+                self.place("board1", next(deck))
+            return
+        if hand.actor is None:
+            raise RuntimeError(f"hand {t.hand_no}: nobody to act at {hand.phase}")
+        self._bot(hand.actor)
+        if self.pace:
+            self._step(self.pace)
+
+    def _bot(self, position: int) -> None:
+        t = self.table
+        hand = t.hand
+        assert hand is not None
+        seat = t.seat_of(position)
+        r = self.rng.random()
+        owed = hand.current_bet - hand.bets[position]
+        low, high = hand.min_raise_to, hand.max_raise_to
+        if owed > 0 and r < 0.25:
+            if self.rng.random() < self.fold_to_muck:
+                assert t.reads is not None
+                for card in t.reads.hole[seat]:
+                    self.hardware.drive_card_lifted(f"seat{seat}", self.uids[card])
+                    self.place("muck", card)
+            else:
+                t.fold()
+        elif low is not None and high is not None and r > 0.8:
+            to = low if self.rng.random() < 0.7 else self.rng.randint(low, high)
+            t.chips(to - hand.bets[position])  # silently, in one motion
+        elif owed > 0:
+            t.chips(hand.call_amount) if self.rng.random() < 0.5 else t.call()
+        else:
+            t.check()
+
+    # ------------------------------------------------------------------ many hands
+    def play_hands(self, n: int, *, speed: float | None = None,
+                   check_every: int = 1) -> PlaySummary:
+        """Play ``n`` complete hands, checking chip conservation after each
+        ``check_every`` hands; ``speed`` paces a demo at that multiple of real time."""
+        start = time.perf_counter()
+        v0 = self.hardware.virtual_clock.now
+        played = 0
+        while played < n:
+            v_before = self.hardware.virtual_clock.now
+            if not self.play_hand():
+                last = [e for e in self.events if type(e).__name__ == "Rejected"][-1:]
+                raise RuntimeError(f"no hand could start: {last}")
+            played += 1
+            if check_every and played % check_every == 0:
+                self.check_chips()
+            if speed:
+                time.sleep((self.hardware.virtual_clock.now - v_before) / speed)
+        return PlaySummary(played, self.counts["MisdealDeclared"], self.counts["Rejected"],
+                           self.counts["Irregularity"], time.perf_counter() - start,
+                           self.hardware.virtual_clock.now - v0)

@@ -1,0 +1,150 @@
+"""Bets from the console, folds from the muck, action out of turn (LIVE-7..16)."""
+
+from __future__ import annotations
+
+from controller.rules.actions import BetRaise, Call, Fold
+from controller.rules.config import LIVE_TOURNAMENT
+from controller.table.events import (
+    ActionAccepted,
+    ActionHeld,
+    ActionReleased,
+    Irregularity,
+    Rejected,
+)
+
+from .conftest import Rig
+
+HANDS = {1: "AsKs", 3: "QdQc", 5: "7h2c"}
+
+
+def dealt(rig: Rig) -> Rig:
+    rig.start()
+    rig.dealer.deal(HANDS)
+    return rig
+
+
+def test_live_9_chips_pushed_silently_for_a_full_raise_raise(rig3: Rig) -> None:
+    t = dealt(rig3).table
+    assert t.chips(30)  # button faces 10: 30 is a raise to 30
+    accepted = rig3.last(ActionAccepted)
+    assert isinstance(accepted, ActionAccepted)
+    assert accepted.seat == 5 and accepted.action == BetRaise(2, 30)
+    assert accepted.source == "chips" and accepted.rule is not None
+
+
+def test_live_7_less_than_half_a_raise_extra_is_a_call_and_goes_back(rig3: Rig) -> None:
+    t = dealt(rig3).table
+    assert t.chips(14)  # call 10, extra 4 < half of 10
+    accepted = rig3.last(ActionAccepted)
+    assert isinstance(accepted, ActionAccepted)
+    assert isinstance(accepted.action, Call) and accepted.returned == 4
+    assert accepted.rule == "LIVE-7"
+
+
+def test_live_7_half_raise_in_cash_offers_raise_or_fold(rig3: Rig) -> None:
+    t = dealt(rig3).table
+    assert t.chips(15)  # extra 5 = half of 10: a full raise, or fold (002)
+    prompt = rig3.last(Irregularity)
+    assert isinstance(prompt, Irregularity)
+    assert prompt.kind == "choice" and prompt.rule == "LIVE-7"
+    keys = {c.key for c in prompt.choices}
+    assert keys == {"raise_to_20", "fold"}
+    assert not t.call()  # the player must choose first
+    assert t.resolve("fold")
+    accepted = rig3.last(ActionAccepted)
+    assert isinstance(accepted, ActionAccepted) and isinstance(accepted.action, Fold)
+    assert accepted.forfeited == 15
+
+
+def test_live_10_forfeited_chips_reach_the_winner_and_chips_are_conserved(rig3: Rig) -> None:
+    t = dealt(rig3).table
+    t.chips(15)
+    t.resolve("fold")  # seat 5 leaves 15 in the pot
+    t.fold()  # seat 1 (SB) folds: seat 3 wins 5 + 10 + 15
+    t.confirm()
+    assert t.roster[3].stack == 1020 and t.roster[5].stack == 985
+    assert t.roster.total_chips() == 3000
+
+
+def test_live_12_out_of_turn_call_binds_when_nothing_changes(rig3: Rig) -> None:
+    t = dealt(rig3).table
+    assert t.call(seat=1)  # seat 1 calls before the button acted
+    held = rig3.last(ActionHeld)
+    assert isinstance(held, ActionHeld) and held.seat == 1
+    t.call()  # the button calls: in cash (002) a call releases ("substantial")
+    assert isinstance(rig3.last(ActionReleased), ActionReleased)
+    assert rig3.seat_to_act() == 1
+
+
+def test_live_12_tournament_out_of_turn_call_binds_after_a_call() -> None:
+    rig = Rig(seats={1: 1000, 3: 1000, 5: 1000}, button=5, profile=LIVE_TOURNAMENT,
+              tournament=True)
+    t = dealt(rig).table
+    t.call(seat=1)
+    t.call()  # a call is no change under action_change (004)
+    accepted = rig.of(ActionAccepted)
+    assert [(a.seat, type(a.action)) for a in accepted] == [(5, Call), (1, Call)]
+    assert accepted[-1].source == "held"
+    assert rig.seat_to_act() == 3
+
+
+def test_live_12_fold_out_of_turn_is_binding(rig3: Rig) -> None:
+    t = dealt(rig3).table
+    t.fold(seat=1)
+    t.raise_to(40)  # the button raises: a fold still binds
+    accepted = rig3.of(ActionAccepted)
+    assert [(a.seat, type(a.action)) for a in accepted] == [(5, BetRaise), (1, Fold)]
+
+
+def test_live_16_hand_at_the_muck_folds_the_player_to_act(rig3: Rig) -> None:
+    dealt(rig3)
+    rig3.dealer.muck_hand(5)
+    accepted = rig3.last(ActionAccepted)
+    assert isinstance(accepted, ActionAccepted)
+    assert accepted.seat == 5 and isinstance(accepted.action, Fold)
+    assert accepted.source == "muck"
+    assert len(rig3.of(ActionAccepted)) == 1  # the second card of the hand is no new fold
+
+
+def test_live_16_hand_at_the_muck_out_of_turn_is_dead_and_folds_in_turn(rig3: Rig) -> None:
+    t = dealt(rig3).table
+    rig3.dealer.muck_hand(1)
+    assert isinstance(rig3.last(ActionHeld), ActionHeld)
+    t.call()  # the button
+    accepted = rig3.last(ActionAccepted)
+    assert isinstance(accepted, ActionAccepted)
+    assert accepted.seat == 1 and isinstance(accepted.action, Fold)
+    assert accepted.source == "auto"
+
+
+def test_live_3_a_declared_raise_below_the_minimum_is_brought_up_to_it(rig3: Rig) -> None:
+    t = dealt(rig3).table
+    before = len(t.hand.log) if t.hand else 0
+    assert t.raise_to(15)  # "raise to 15" binds; BET-4's minimum is 20
+    accepted = rig3.last(ActionAccepted)
+    assert isinstance(accepted, ActionAccepted) and accepted.action == BetRaise(2, 20)
+    assert accepted.owed == 20
+    assert t.hand is not None and len(t.hand.log) == before + 1
+
+
+def test_every_rejection_carries_a_reason(rig3: Rig) -> None:
+    t = rig3.table
+    t.call()  # no hand yet
+    t.confirm()
+    t.undo(1, "test")
+    dealt(rig3)
+    t.show()
+    t.chips(5000)  # more than the stack
+    rejected = rig3.of(Rejected)
+    assert len(rejected) == 5
+    assert all(r.reason for r in rejected)
+
+
+def test_live_7_a_choice_left_open_does_not_act_for_the_next_player(rig3: Rig) -> None:
+    t = dealt(rig3).table
+    t.chips(15)  # the button must choose: raise to 20 or fold
+    rig3.dealer.muck_hand(5)  # ...and throws the hand in: folded (LIVE-16)
+    assert rig3.seat_to_act() == 1
+    assert not t.resolve("raise_to_20")  # stale: seat 1 is not the one choosing
+    assert rig3.seat_to_act() == 1
+    assert isinstance(rig3.last(Rejected), Rejected)
