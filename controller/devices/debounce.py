@@ -40,6 +40,9 @@ class CardDebouncer:
     stable_s: float = DEFAULT_STABLE_S
     gone_s: float = DEFAULT_GONE_S
     _tags: dict[bytes, _Tag] = field(default_factory=dict)
+    # next_deadline(), kept current by observe() and expire(), the only places that change
+    # the tags: a CardWatch asks every reader at every step, most of them idle.
+    _due: float | None = field(default=None, init=False, repr=False)
 
     def __post_init__(self) -> None:
         if self.stable_s < 0 or self.gone_s <= 0:
@@ -75,11 +78,14 @@ class CardDebouncer:
             if not tag.present and now - tag.first_seen >= self.stable_s - _EPS:
                 tag.present = True
                 events.append(CardArrived(self.reader, uid))
+        self._due = self._soonest()
         return events
 
     def expire(self) -> list[CardEvent]:
         """Report the tags whose missing time has run out, without a new scan."""
-        return list(self._left(self.clock()))
+        events = list(self._left(self.clock()))
+        self._due = self._soonest()
+        return events
 
     def _left(self, now: float) -> Iterable[CardEvent]:
         for uid in sorted(self._tags):
@@ -94,6 +100,9 @@ class CardDebouncer:
 
     def next_deadline(self) -> float | None:
         """The clock time at which an event may come due without anything else changing."""
+        return self._due
+
+    def _soonest(self) -> float | None:
         soonest: float | None = None
         for tag in self._tags.values():
             if not tag.present:
@@ -152,6 +161,11 @@ class CardWatch:
         }
         self._push = {name: isinstance(r, PushReader) for name, r in self.readers.items()}
         self._polled = not all(self._push.values())
+        self._order = {name: i for i, name in enumerate(self.readers)}
+        self._pulled = [name for name, push in self._push.items() if not push]
+        # Readers with a debounce deadline pending (from their debouncer, after each scan):
+        # a step visits these, the dirty ones and, when a poll is due, the polled ones.
+        self._deadlines: dict[str, float] = {}
         self._dirty: set[str] = set(self.readers)
         self._lock = threading.Lock()
         self._last_poll = float("-inf")
@@ -194,15 +208,17 @@ class CardWatch:
         with self._lock:
             dirty, self._dirty = self._dirty, set()
         out: list[CardEvent] = []
-        for name, reader in self.readers.items():
+        visit = dirty.union(n for n, due in self._deadlines.items() if due <= now + _EPS)
+        if poll_due:
+            visit.update(self._pulled)
+        for name in sorted(visit, key=self._order.__getitem__):  # the readers' order
             deb = self.debouncers[name]
-            if name in dirty or (poll_due and not self._push[name]):
-                events = deb.observe(reader.scan())
+            events = deb.observe(self.readers[name].scan())
+            deadline = deb.next_deadline()
+            if deadline is None:
+                self._deadlines.pop(name, None)
             else:
-                deadline = deb.next_deadline()
-                if deadline is None or deadline > now + _EPS:
-                    continue
-                events = deb.observe(reader.scan())
+                self._deadlines[name] = deadline
             for event in events:
                 self.emit(event)
             out += events
@@ -216,9 +232,7 @@ class CardWatch:
 
     def _next_times(self) -> tuple[float | None, float | None]:
         """(the earliest debounce deadline, the next poll), each None if there is none."""
-        deadlines = [
-            d for d in (deb.next_deadline() for deb in self.debouncers.values()) if d is not None
-        ]
+        deadlines = self._deadlines.values()
         return (
             min(deadlines) if deadlines else None,
             self._last_poll + self.poll_s if self._polled else None,

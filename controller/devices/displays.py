@@ -9,6 +9,7 @@
 
 from __future__ import annotations
 
+import functools
 from typing import Any, Final, Protocol
 
 from PIL import Image, ImageDraw, ImageFont
@@ -30,7 +31,9 @@ class LumaDevice(Protocol):
     def cleanup(self) -> None: ...
 
 
+@functools.lru_cache(maxsize=16)
 def _font(size: int) -> Any:
+    """Pillow's built-in font at ``size``: decoded once per size, not once per frame."""
     return ImageFont.load_default(size=size)
 
 
