@@ -1,0 +1,253 @@
+"""The journal: every accepted table event, appended to SQLite (WAL, ``synchronous=FULL``)
+before it is displayed or sent (DESIGN.md, How data flows, step 4).
+
+Each event gets the table's next ``seq`` (strictly increasing for the life of the table,
+across boots) and this boot's id, and is stored as the exact bytes that go on the wire,
+so a resend is the original. A batch of events, and the reply to the command that caused
+them, commit in one transaction: after a power cut either all of it happened or none.
+
+The journal also keeps the table's durable state (:mod:`controller.sync.ledger`) with a
+checkpoint written whenever no hand is in progress; opening the journal replays what came
+after the checkpoint, and :meth:`Journal.void_open_hand` rolls a hand that a crash cut
+short back to its starting stacks (CRASH-1).
+
+This class is synchronous and owns its connection; :class:`~controller.sync.outbox.Outbox`
+runs it on one dedicated thread so the fsync never blocks the event loop.
+"""
+
+from __future__ import annotations
+
+import secrets
+import sqlite3
+import time
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+from controller.sync.errors import JournalError, MessageRejected
+from controller.sync.ledger import LedgerEvent, fold
+from controller.sync.messages import (
+    EventMessage,
+    HandVoided,
+    HoleCardsDealt,
+    PublicState,
+    SecureCards,
+    TableEvent,
+    parse_message,
+)
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS events (
+    seq INTEGER PRIMARY KEY, boot TEXT NOT NULL, ts REAL NOT NULL, kind TEXT NOT NULL,
+    public BLOB NOT NULL, secure BLOB);
+CREATE TABLE IF NOT EXISTS outbox (seq INTEGER PRIMARY KEY);
+CREATE TABLE IF NOT EXISTS replies (command_id TEXT PRIMARY KEY, reply BLOB NOT NULL);
+CREATE TABLE IF NOT EXISTS boots (boot TEXT PRIMARY KEY, started REAL NOT NULL,
+    next_seq INTEGER NOT NULL);
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+"""
+
+
+@dataclass(frozen=True, slots=True)
+class Parcel:
+    """One journaled event as it goes out: the public payload and, for hole cards, the
+    secure one (same seq)."""
+
+    seq: int
+    public: bytes
+    secure: bytes | None = None
+
+
+def new_boot_id() -> str:
+    """A boot id: the start time in seconds and a random suffix, e.g. ``1763800000-3fa2c1``."""
+    return f"{int(time.time())}-{secrets.token_hex(3)}"
+
+
+class Journal:
+    """The table's append-only event log with its outbox, command replies and state."""
+
+    def __init__(self, path: str | Path, *, table: str, boot: str | None = None,
+                 clock: Callable[[], float] = time.time) -> None:
+        self.table = table
+        self.boot = boot or new_boot_id()
+        self._clock = clock
+        try:
+            self._db = sqlite3.connect(str(path), isolation_level=None,
+                                       check_same_thread=False)
+            self._db.execute("PRAGMA journal_mode=WAL")
+            self._db.execute("PRAGMA synchronous=FULL")
+            self._db.executescript(_SCHEMA)
+            with self._transaction():
+                owner = self._meta("table")
+                if owner is None:
+                    self._set_meta("table", table)
+                elif owner != table:
+                    raise JournalError(f"{path} is the journal of table {owner}, not {table}")
+                self.last_seq = int(self._db.execute(
+                    "SELECT coalesce(max(seq), 0) FROM events").fetchone()[0])
+                self._db.execute("INSERT INTO boots VALUES (?, ?, ?)",
+                                 (self.boot, clock(), self.last_seq + 1))
+            self.acked = int(self._meta("acked") or 0)
+            self.state = self._recover_state()
+        except sqlite3.Error as exc:
+            raise JournalError(f"cannot open the journal {path}: {exc}") from None
+
+    # ------------------------------------------------------------------ plumbing
+    @contextmanager
+    def _transaction(self) -> Iterator[None]:
+        self._db.execute("BEGIN IMMEDIATE")
+        try:
+            yield
+        except BaseException:
+            self._db.execute("ROLLBACK")
+            raise
+        self._db.execute("COMMIT")
+
+    def _meta(self, key: str) -> str | None:
+        row = self._db.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+        return None if row is None else str(row[0])
+
+    def _set_meta(self, key: str, value: str) -> None:
+        self._db.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (key, value))
+
+    def _recover_state(self) -> PublicState:
+        saved = self._meta("state")
+        state = PublicState() if saved is None else PublicState.model_validate_json(saved)
+        after = int(self._meta("state_seq") or 0)
+        rows = self._db.execute("SELECT seq, public FROM events WHERE seq > ? ORDER BY seq",
+                                (after,))
+        for seq, public in rows:
+            try:
+                message = parse_message(EventMessage, bytes(public))
+            except MessageRejected as exc:
+                raise JournalError(f"journal event {seq} is unreadable: {exc.reason}") from None
+            state = fold(state, message.event)
+        return state
+
+    # ------------------------------------------------------------------ writing
+    def append(self, events: Sequence[TableEvent], *,
+               reply: tuple[str, Callable[[int], bytes]] | None = None) -> list[Parcel]:
+        """Journal ``events`` (and the reply to the command that caused them) in one
+        transaction, fsynced; return them as parcels with their seqs.
+
+        The events must follow the current state (:func:`~controller.sync.ledger.fold`);
+        if one does not, or the disk fails, nothing is journaled and :class:`JournalError`
+        says why. ``reply`` is ``(command_id, build)`` where ``build(last_seq)`` renders it.
+        """
+        state = self.state
+        parcels: list[Parcel] = []
+        rows: list[tuple[int, str, float, str, bytes, bytes | None]] = []
+        ts = self._clock()
+        seq = self.last_seq
+        for event in events:
+            seq += 1
+            secure: bytes | None = None
+            public_event: LedgerEvent
+            if isinstance(event, HoleCardsDealt):
+                public_event = event.public()
+                secure = SecureCards(table=self.table, boot=self.boot, seq=seq, ts=ts,
+                                     hand_no=event.hand_no, player=event.player,
+                                     cards=event.cards).to_wire()
+            else:
+                public_event = event
+            state = fold(state, public_event)
+            public = EventMessage(table=self.table, boot=self.boot, seq=seq, ts=ts,
+                                  event=public_event).to_wire()
+            rows.append((seq, self.boot, ts, public_event.kind, public, secure))
+            parcels.append(Parcel(seq, public, secure))
+        try:
+            with self._transaction():
+                self._db.executemany("INSERT INTO events VALUES (?, ?, ?, ?, ?, ?)", rows)
+                self._db.executemany("INSERT INTO outbox VALUES (?)", [(r[0],) for r in rows])
+                if reply is not None:
+                    self._db.execute("INSERT INTO replies VALUES (?, ?)",
+                                     (reply[0], reply[1](seq)))
+                if rows and not state.hand_in_progress:
+                    self._set_meta("state", state.model_dump_json())
+                    self._set_meta("state_seq", str(seq))
+        except sqlite3.Error as exc:
+            raise JournalError(f"the journal refused {len(rows)} event(s): {exc}") from None
+        self.last_seq = seq
+        self.state = state
+        return parcels
+
+    def void_open_hand(self, reason: str) -> Parcel | None:
+        """If a hand was in progress when the table stopped, journal its void: every stack
+        back to what it was when the hand started (CRASH-1, DEAL-8). None if no hand was."""
+        if not self.state.hand_in_progress:
+            return None
+        void = HandVoided(hand_no=self.state.hand_no, stacks=self.state.start_stacks,
+                          reason=reason)
+        return self.append([void])[0]
+
+    def acknowledge(self, acked: int) -> int:
+        """The host holds every event up to ``acked``: prune them from the outbox.
+        Returns the outbox size left. An ack never moves backwards."""
+        acked = min(acked, self.last_seq)
+        try:
+            # No fsync for an ack: a power cut can only lose it, which costs a resend the
+            # host ignores; the events' own commits stay FULL and are not kept waiting.
+            self._db.execute("PRAGMA synchronous=NORMAL")
+            try:
+                with self._transaction():
+                    if acked > self.acked:
+                        self._set_meta("acked", str(acked))
+                        self._db.execute("DELETE FROM outbox WHERE seq <= ?", (acked,))
+                    size = int(self._db.execute("SELECT count(*) FROM outbox").fetchone()[0])
+            finally:
+                self._db.execute("PRAGMA synchronous=FULL")
+        except sqlite3.Error as exc:
+            raise JournalError(f"cannot record the ack of {acked}: {exc}") from None
+        self.acked = max(self.acked, acked)
+        return size
+
+    # ------------------------------------------------------------------ reading
+    def parcels(self, after: int, *, upto: int | None = None, limit: int = 500) -> list[Parcel]:
+        """Journaled events with ``after < seq <= upto``, oldest first, at most ``limit``."""
+        upto = self.last_seq if upto is None else upto
+        try:
+            rows = self._db.execute(
+                "SELECT seq, public, secure FROM events WHERE seq > ? AND seq <= ? "
+                "ORDER BY seq LIMIT ?", (after, upto, limit)).fetchall()
+        except sqlite3.Error as exc:
+            raise JournalError(f"cannot read the journal: {exc}") from None
+        return [Parcel(int(s), bytes(p), None if c is None else bytes(c)) for s, p, c in rows]
+
+    def outbox_size(self) -> int:
+        """How many journaled events the host has not acknowledged."""
+        try:
+            return int(self._db.execute("SELECT count(*) FROM outbox").fetchone()[0])
+        except sqlite3.Error as exc:
+            raise JournalError(f"cannot read the outbox: {exc}") from None
+
+    def reply_for(self, command_id: str) -> bytes | None:
+        """The reply already given to ``command_id``, if any."""
+        try:
+            row = self._db.execute("SELECT reply FROM replies WHERE command_id = ?",
+                                   (command_id,)).fetchone()
+        except sqlite3.Error as exc:
+            raise JournalError(f"cannot read the replies: {exc}") from None
+        return None if row is None else bytes(row[0])
+
+    def record_reply(self, command_id: str, reply: bytes) -> None:
+        """Remember the reply to a command that changed nothing (a refusal)."""
+        try:
+            with self._transaction():
+                self._db.execute("INSERT OR IGNORE INTO replies VALUES (?, ?)",
+                                 (command_id, reply))
+        except sqlite3.Error as exc:
+            raise JournalError(f"cannot record the reply to {command_id}: {exc}") from None
+
+    def boots(self) -> list[tuple[str, int]]:
+        """Every boot of this table with the first seq it could use, oldest first."""
+        return [(str(b), int(n)) for b, n in self._db.execute(
+            "SELECT boot, next_seq FROM boots ORDER BY rowid")]
+
+    def pragma(self, name: str) -> str:
+        """A connection setting, for tests (``journal_mode``, ``synchronous``)."""
+        return str(self._db.execute(f"PRAGMA {name}").fetchone()[0])
+
+    def close(self) -> None:
+        """Close the connection (everything is already durable)."""
+        self._db.close()

@@ -1,0 +1,255 @@
+"""The table's MQTT link to the host (DESIGN.md, Wire format), on aiomqtt.
+
+One named task keeps a connection up: MQTT 5 where the broker offers it (3.1.1 otherwise),
+a persistent session (``clean_start`` false with a session expiry, or ``clean_session``
+false on 3.1.1), and a Will that sets ``status`` to ``offline``. On every connect it
+publishes ``online`` and the public ``state`` (both retained), subscribes to its ``cmd``,
+its ``host/ack`` and ``host/status``, and sends everything the host has not acknowledged.
+Any error ends the session; the link reconnects after a backoff that doubles up to a cap.
+aiomqtt's errors stop here: callers see :class:`~controller.sync.errors.LinkDown` only in
+the log and in :attr:`TableLink.last_error`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import socket
+import time
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass
+from types import TracebackType
+from typing import Self
+
+import aiomqtt
+from paho.mqtt.packettypes import PacketTypes
+from paho.mqtt.properties import Properties
+
+from controller.sync.commands import CommandDesk
+from controller.sync.errors import LinkDown, MessageRejected
+from controller.sync.journal import Parcel
+from controller.sync.messages import (
+    AckMessage,
+    HostStatusMessage,
+    StateMessage,
+    StatusMessage,
+    parse_host_ack,
+    parse_message,
+)
+from controller.sync.outbox import Outbox
+from controller.sync.tasks import stop
+from controller.sync.topics import Topics
+
+log = logging.getLogger(__name__)
+
+_UNSUPPORTED_PROTOCOL = (1, 132)  # CONNACK: 3.1.1 "unacceptable protocol", 5 0x84
+# Small packets go out at once: without it, Nagle's algorithm and the broker's delayed
+# ACKs hold an ack or a publish back by up to 40 ms.
+_NO_DELAY = ((socket.IPPROTO_TCP, socket.TCP_NODELAY, 1),)
+
+
+@dataclass(frozen=True, slots=True)
+class LinkSettings:
+    """Where the broker is and how the link behaves."""
+
+    site: str
+    host: str = "127.0.0.1"
+    port: int = 1883
+    keepalive: int = 15
+    session_expiry: int = 24 * 3600  # seconds the broker keeps our session while we are away
+    backoff_first: float = 0.05
+    backoff_cap: float = 2.0
+    window: int = 64  # QoS 1 publishes in flight at once
+    timeout: float = 10.0
+
+
+def _as_bytes(payload: object) -> bytes:
+    if isinstance(payload, bytes | bytearray):
+        return bytes(payload)
+    if isinstance(payload, str):
+        return payload.encode()
+    return b""
+
+
+class TableLink:
+    """Keeps the table connected to the host; an async context manager."""
+
+    def __init__(self, settings: LinkSettings, outbox: Outbox, desk: CommandDesk, *,
+                 connect: Callable[[], aiomqtt.Client] | None = None) -> None:
+        self.settings = settings
+        self._connect = connect  # makes the client (tests inject a fake broker); default aiomqtt
+        self.topics = Topics(settings.site, outbox.table)
+        self._outbox = outbox
+        self._desk = desk
+        self._v5 = True
+        self._runner: asyncio.Task[None] | None = None
+        self.connected = asyncio.Event()
+        self.connects = 0
+        self.rejected = 0  # inbound payloads that were not valid messages
+        self.last_error: LinkDown | None = None
+
+    async def __aenter__(self) -> Self:
+        self._runner = asyncio.create_task(self._keep_connected(),
+                                           name=f"table-link:{self._outbox.table}")
+        return self
+
+    async def __aexit__(self, et: type[BaseException] | None, exc: BaseException | None,
+                        tb: TracebackType | None) -> None:
+        await stop(self._runner)
+
+    # ------------------------------------------------------------------ connection
+    def _status(self, status: str) -> bytes:
+        o = self._outbox
+        return StatusMessage(table=o.table, boot=o.boot, seq=o.last_seq, ts=time.time(),
+                             status="online" if status == "online" else "offline").to_wire()
+
+    def _client(self) -> aiomqtt.Client:
+        s = self.settings
+        will = aiomqtt.Will(self.topics.status, self._status("offline"), qos=1, retain=True)
+        ident = f"pitboss-{s.site}-{self._outbox.table}"
+        if self._v5:
+            props = Properties(PacketTypes.CONNECT)  # type: ignore[no-untyped-call]
+            props.SessionExpiryInterval = s.session_expiry
+            return aiomqtt.Client(s.host, s.port, identifier=ident, will=will,
+                                  protocol=aiomqtt.ProtocolVersion.V5, clean_start=False,
+                                  properties=props, keepalive=s.keepalive, timeout=s.timeout,
+                                  socket_options=_NO_DELAY)
+        return aiomqtt.Client(s.host, s.port, identifier=ident, will=will,
+                              protocol=aiomqtt.ProtocolVersion.V311, clean_session=False,
+                              keepalive=s.keepalive, timeout=s.timeout, socket_options=_NO_DELAY)
+
+    async def _keep_connected(self) -> None:
+        delay = self.settings.backoff_first
+        while True:
+            try:
+                async with (self._connect or self._client)() as client:
+                    self.connects += 1
+                    client.pending_calls_threshold = 4 * self.settings.window + 16
+                    delay = self.settings.backoff_first
+                    log.info("link up to %s:%d (MQTT %s), session %d", self.settings.host,
+                             self.settings.port, "5" if self._v5 else "3.1.1", self.connects)
+                    await self._session(client)
+            except aiomqtt.MqttCodeError as exc:
+                if self._v5 and exc.rc in _UNSUPPORTED_PROTOCOL:
+                    log.info("the broker does not offer MQTT 5: using 3.1.1")
+                    self._v5 = False
+                    continue
+                self.last_error = LinkDown(f"broker refused or dropped us: {exc}")
+            except aiomqtt.MqttError as exc:
+                self.last_error = LinkDown(f"broker unreachable or lost: {exc}")
+            except OSError as exc:
+                self.last_error = LinkDown(f"network error: {exc}")
+            except Exception as exc:  # any other failure: log it, start a fresh session
+                log.exception("link session failed")
+                self.last_error = LinkDown(f"session failed: {exc!r}")
+            finally:
+                self.connected.clear()
+            log.warning("%s; reconnecting in %.2f s", self.last_error, delay)
+            await asyncio.sleep(delay)
+            delay = min(delay * 2, self.settings.backoff_cap)
+
+    async def _session(self, client: aiomqtt.Client) -> None:
+        t = self.topics
+        await client.subscribe([(t.cmd, 1), (t.ack, 1), (t.host_status, 1)])
+        await client.publish(t.status, self._status("online"), qos=1, retain=True)
+        self.connected.set()
+        try:
+            async with asyncio.TaskGroup() as tg:
+                tg.create_task(self._inbound(client), name=f"link-inbound:{t.table}")
+                tg.create_task(self._outbound(client, tg), name=f"link-outbound:{t.table}")
+        except BaseExceptionGroup as group:
+            raise _first_leaf(group) from None
+        except asyncio.CancelledError:  # a clean stop: say so before the Will would
+            with contextlib.suppress(aiomqtt.MqttError, TimeoutError):
+                await client.publish(t.status, self._status("offline"), qos=1, retain=True,
+                                     timeout=1.0)
+            raise
+
+    # ------------------------------------------------------------------ inbound
+    async def _inbound(self, client: aiomqtt.Client) -> None:
+        t = self.topics
+        async for message in client.messages:
+            payload = _as_bytes(message.payload)
+            topic = message.topic.value
+            if topic == t.cmd:
+                reply = await self._desk.handle(payload)
+                await client.publish(t.reply, reply, qos=1)
+                continue
+            try:
+                if topic == t.ack:
+                    self._on_host_ack(payload)
+                elif topic == t.host_status:
+                    host = parse_message(HostStatusMessage, payload)
+                    # resend from the last ack when the host comes online (Sparkplug-style
+                    # rebirth); the retained copy at subscribe time adds nothing, since a
+                    # new session resends everything unacknowledged anyway
+                    if host.online and not message.retain:
+                        self._outbox.rewind()
+            except MessageRejected as exc:
+                self.rejected += 1
+                log.warning("ignored a payload on %s: %s", topic, exc.reason)
+
+    def _on_host_ack(self, payload: bytes) -> None:
+        ack = parse_host_ack(payload)
+        if ack.table != self._outbox.table:
+            raise MessageRejected(f"ack for table {ack.table}")
+        if isinstance(ack, AckMessage):
+            if not self._outbox.acknowledge(ack.acked):
+                raise MessageRejected(f"ack of seq {ack.acked}, beyond the last event "
+                                      f"{self._outbox.last_seq}")
+        elif not self._outbox.request_resend(ack.from_seq, ack.to_seq):
+            raise MessageRejected(f"resend of {ack.from_seq}..{ack.to_seq}: no such events")
+
+    # ------------------------------------------------------------------ outbound
+    async def _outbound(self, client: aiomqtt.Client, tg: asyncio.TaskGroup) -> None:
+        t, outbox = self.topics, self._outbox
+        inflight: deque[asyncio.Task[None]] = deque()
+        window = self.settings.window
+
+        async def send(parcels: list[Parcel]) -> None:
+            for parcel in parcels:
+                while inflight and inflight[0].done():
+                    inflight.popleft().result()
+                if len(inflight) >= window:
+                    await inflight.popleft()
+                if parcel.secure is not None:  # first, so the public event implies it
+                    inflight.append(tg.create_task(
+                        client.publish(t.secure_cards, parcel.secure, qos=1),
+                        name=f"publish-secure:{parcel.seq}"))
+                inflight.append(tg.create_task(client.publish(t.event, parcel.public, qos=1),
+                                               name=f"publish:{parcel.seq}"))
+
+        outbox.take_rewind()
+        cursor = outbox.acked  # a new session resends everything unacknowledged
+        state_sent = -1
+        while True:
+            if outbox.take_rewind():
+                cursor = min(cursor, outbox.acked)
+            resend = outbox.take_resend()
+            if resend is not None:
+                log.info("resending %d..%d at the host's request", *resend)
+                await send(await outbox.range(*resend))
+            elif outbox.last_seq > cursor:
+                batch = await outbox.next_batch(cursor)
+                await send(batch)
+                cursor = batch[-1].seq
+            elif state_sent != outbox.state_version:
+                state_sent = outbox.state_version
+                o = outbox
+                await client.publish(t.state, StateMessage(
+                    table=o.table, boot=o.boot, seq=o.last_seq, ts=time.time(),
+                    state=o.state).to_wire(), qos=1, retain=True)
+            else:
+                await outbox.wait_for_news()
+
+
+def _first_leaf(group: BaseExceptionGroup[BaseException]) -> BaseException:
+    """The error that ended a session: the broker's if there was one (the rest, such as a
+    task refused by a group already shutting down, only followed from it)."""
+    broker = group.subgroup(aiomqtt.MqttError)
+    if broker is not None:
+        group = broker
+    first = group.exceptions[0]
+    return _first_leaf(first) if isinstance(first, BaseExceptionGroup) else first

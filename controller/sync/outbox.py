@@ -1,0 +1,165 @@
+"""The outbox: the table's side of store-and-forward.
+
+The live table hands its accepted events to :meth:`Outbox.record` (the :class:`EventSink`
+it is given); they are journaled and fsynced on the journal's own thread, then queued for
+the link. Everything the host has not acknowledged stays in the journal's outbox and goes
+out again on reconnect, when ``host/status`` turns online, or, for a range, when the host
+asks. Acks prune it; they are written at most every ``prune_every`` seconds, since a lost
+ack only costs a resend that the host ignores.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections import deque
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from types import TracebackType
+from typing import Protocol, Self, TypeVar
+
+from controller.sync.journal import Journal, Parcel
+from controller.sync.messages import PublicState, TableEvent
+from controller.sync.tasks import stop
+
+log = logging.getLogger(__name__)
+T = TypeVar("T")
+
+RECENT = 4096  # parcels kept in memory for the fast path; older ones are read back
+MAX_RESEND = 10_000  # the most a single resend request is answered with
+
+
+class EventSink(Protocol):
+    """Where the live table puts each accepted event (DESIGN.md, How data flows, 4-5).
+
+    ``record`` returns once the events are durable, with their seqs; only then may the
+    table display them. A batch (an action and the board and pots it completes) is atomic.
+    """
+
+    async def record(self, events: Sequence[TableEvent]) -> Sequence[int]:
+        """Journal ``events`` in order; return their seqs."""
+        ...
+
+
+class Outbox:
+    """Journal-backed queue of events for the host; an async context manager."""
+
+    def __init__(self, journal: Journal, *, prune_every: float = 0.2) -> None:
+        self.journal = journal
+        self.table = journal.table
+        self.boot = journal.boot
+        self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="journal")
+        self._recent: deque[Parcel] = deque(maxlen=RECENT)
+        self._arrived = asyncio.Event()
+        self._ack_changed = asyncio.Event()
+        self._prune_every = prune_every
+        self._resends: deque[tuple[int, int]] = deque()
+        self._rewind = False
+        self._pruner: asyncio.Task[None] | None = None
+        self.state: PublicState = journal.state
+        self.last_seq = journal.last_seq
+        self.acked = journal.acked
+        self.size = journal.last_seq - journal.acked
+        self.state_version = 0
+
+    async def __aenter__(self) -> Self:
+        self._pruner = asyncio.create_task(self._prune_loop(), name=f"outbox-prune:{self.table}")
+        return self
+
+    async def __aexit__(self, et: type[BaseException] | None, exc: BaseException | None,
+                        tb: TracebackType | None) -> None:
+        await stop(self._pruner)
+        await self.run(self.journal.acknowledge, self.acked)
+        self._pool.shutdown(wait=True)
+
+    async def run(self, fn: Callable[..., T], *args: object) -> T:
+        """Run ``fn(*args)`` on the journal's thread (every SQLite call goes there)."""
+        return await asyncio.get_running_loop().run_in_executor(self._pool, fn, *args)
+
+    # ------------------------------------------------------------------ the sink
+    async def record(self, events: Sequence[TableEvent]) -> Sequence[int]:
+        """Journal ``events`` (fsync) and queue them for the host; return their seqs."""
+        parcels = await self.run(self.journal.append, events)
+        self.accept(parcels)
+        return [p.seq for p in parcels]
+
+    def accept(self, parcels: Sequence[Parcel]) -> None:
+        """Queue parcels the journal has just made durable (the caller appended them)."""
+        if not parcels:
+            return
+        if self._recent and parcels[0].seq != self._recent[-1].seq + 1:
+            self._recent.clear()  # not contiguous: read the journal until it is again
+        self._recent.extend(parcels)
+        self.last_seq = parcels[-1].seq
+        self.size = self.last_seq - self.acked
+        self.state = self.journal.state
+        self.state_version += 1
+        self._arrived.set()
+
+    # ------------------------------------------------------------------ the link side
+    async def next_batch(self, after: int, limit: int = 256) -> list[Parcel]:
+        """The parcels after seq ``after`` (at most ``limit``), waiting until there are some."""
+        while self.last_seq <= after:
+            self._arrived.clear()
+            await self._arrived.wait()
+        recent = self._recent
+        if recent and recent[0].seq <= after + 1:
+            start = after + 1 - recent[0].seq
+            return [recent[i] for i in range(start, min(len(recent), start + limit))]
+        return await self.run(lambda: self.journal.parcels(after, limit=limit))
+
+    async def wait_for_news(self) -> None:
+        """Return when an event, a resend request or a rewind arrives."""
+        self._arrived.clear()
+        await self._arrived.wait()
+
+    def acknowledge(self, acked: int) -> bool:
+        """The host holds everything up to ``acked``; False for an ack of the future."""
+        if acked > self.last_seq:
+            return False
+        if acked > self.acked:
+            self.acked = acked
+            self.size = self.last_seq - acked
+            self._ack_changed.set()
+        return True
+
+    def request_resend(self, from_seq: int, to_seq: int) -> bool:
+        """Queue a resend of ``from_seq..to_seq`` (clipped to what exists); False if empty."""
+        to_seq = min(to_seq, self.last_seq, from_seq + MAX_RESEND - 1)
+        if from_seq > to_seq:
+            return False
+        self._resends.append((from_seq, to_seq))
+        self._arrived.set()
+        return True
+
+    def take_resend(self) -> tuple[int, int] | None:
+        """The next queued resend range, if any."""
+        return self._resends.popleft() if self._resends else None
+
+    def rewind(self) -> None:
+        """Everything unacknowledged goes out again (the host came online)."""
+        self._rewind = True
+        self._arrived.set()
+
+    def take_rewind(self) -> bool:
+        """True once after :meth:`rewind`."""
+        rewind, self._rewind = self._rewind, False
+        return rewind
+
+    async def range(self, from_seq: int, to_seq: int) -> list[Parcel]:
+        """Journaled parcels ``from_seq..to_seq`` (for a resend request)."""
+        return await self.run(lambda: self.journal.parcels(from_seq - 1, upto=to_seq,
+                                                           limit=MAX_RESEND))
+
+    async def _prune_loop(self) -> None:
+        while True:
+            await self._ack_changed.wait()
+            self._ack_changed.clear()
+            try:
+                left = await self.run(self.journal.acknowledge, self.acked)
+            except Exception as exc:  # a failed prune is retried with the next ack
+                log.warning("outbox prune failed: %s", exc)
+                self._ack_changed.set()
+            else:
+                log.debug("outbox pruned to seq %d, %d left", self.acked, left)
+            await asyncio.sleep(self._prune_every)
