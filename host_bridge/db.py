@@ -1,0 +1,89 @@
+"""The store: engine, sessions, and the schema brought up to date by Alembic on start.
+
+SQLite by default (the file is created on first start, in WAL mode, foreign keys on);
+PostgreSQL when ``database_url`` says ``postgresql+psycopg://...``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from alembic import command
+from alembic.config import Config
+from sqlalchemy import Connection, Engine, create_engine, event
+from sqlalchemy.exc import ArgumentError, NoSuchModuleError, OperationalError
+from sqlalchemy.orm import Session, sessionmaker
+from sqlalchemy.pool import StaticPool
+
+MIGRATIONS = Path(__file__).resolve().parent / "migrations"
+
+
+class StoreError(Exception):
+    """The store could not be opened or migrated; the message says what to check."""
+
+
+def make_engine(url: str) -> Engine:
+    """An engine for ``url``; an in-memory SQLite is shared by every session."""
+    kwargs: dict[str, Any] = {}
+    is_sqlite = url.startswith("sqlite")
+    if is_sqlite:
+        kwargs["connect_args"] = {"check_same_thread": False}
+        if url in ("sqlite://", "sqlite:///:memory:"):
+            kwargs["poolclass"] = StaticPool
+    try:
+        engine = create_engine(url, **kwargs)
+    except (ArgumentError, NoSuchModuleError) as exc:
+        raise StoreError(f"database_url {url.split('@')[-1]!r} is not usable: {exc}; use "
+                         "sqlite:///path.db or postgresql+psycopg://user@host/db") from None
+    if is_sqlite:
+        event.listen(engine, "connect", _sqlite_pragmas)
+        event.listen(engine, "begin", _sqlite_begin)
+    return engine
+
+
+def _sqlite_begin(connection: Connection) -> None:
+    connection.exec_driver_sql("BEGIN")
+
+
+def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
+    # the driver's own transaction handling would let a SAVEPOINT open (and its RELEASE
+    # commit) a transaction of its own: turn it off and BEGIN ourselves (see the "begin"
+    # listener), so a batch is one transaction and a savepoint only a savepoint
+    dbapi_connection.isolation_level = None
+    cur = dbapi_connection.cursor()
+    cur.execute("PRAGMA foreign_keys=ON")
+    cur.execute("PRAGMA journal_mode=WAL")
+    cur.execute("PRAGMA busy_timeout=5000")
+    cur.close()
+
+
+def alembic_config(engine: Engine) -> Config:
+    """An Alembic config pointed at the bridge's migrations and ``engine``."""
+    cfg = Config()
+    cfg.set_main_option("script_location", str(MIGRATIONS))
+    cfg.attributes["engine"] = engine
+    return cfg
+
+
+def migrate(engine: Engine) -> None:
+    """Create or upgrade the schema to the newest revision."""
+    try:
+        command.upgrade(alembic_config(engine), "head")
+    except OperationalError as exc:
+        raise StoreError(f"cannot migrate the store at {engine.url!r}: {exc.orig}; check the "
+                         "path or the server and the user's rights") from None
+
+
+def session_factory(engine: Engine) -> sessionmaker[Session]:
+    """Sessions that keep loaded values after commit."""
+    return sessionmaker(engine, expire_on_commit=False)
+
+
+@contextmanager
+def transaction(sessions: sessionmaker[Session]) -> Iterator[Session]:
+    """A session committed on success and rolled back on error."""
+    with sessions() as session, session.begin():
+        yield session

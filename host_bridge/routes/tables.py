@@ -1,0 +1,96 @@
+"""Tables and their public state; hole cards for the ``broadcast`` role after the delay."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from fastapi import APIRouter, HTTPException, Path, status
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from controller.sync.messages import PublicState
+from host_bridge.deps import BridgeDep, Broadcaster, Reader, SessionDep, SettingsDep
+from host_bridge.models import Hand, HoleCards, PokerTable, Seat
+from host_bridge.schemas import (
+    HoleCardsPublic,
+    HoleCardsView,
+    Message,
+    SeatPublic,
+    TablePublic,
+    TablesPublic,
+)
+
+router = APIRouter(prefix="/tables", tags=["tables"])
+
+TableId = Annotated[str, Path(min_length=1, max_length=64, pattern=r"^[A-Za-z0-9_.:-]+$",
+                              description="the table's id, as the table reports it")]
+Responses = dict[int | str, dict[str, Any]]
+NOT_FOUND: Responses = {404: {"model": Message, "description": "no such table"}}
+AUTH: Responses = {401: {"model": Message, "description": "missing or unknown token"},
+                   403: {"model": Message, "description": "the token's role may not do this"}}
+
+
+def table_or_404(session: Session, table_id: str) -> PokerTable:
+    """The table, or a 404 saying that it never reported."""
+    table = session.get(PokerTable, table_id)
+    if table is None:
+        raise HTTPException(status.HTTP_404_NOT_FOUND,
+                            f"no table {table_id!r} has reported to this bridge; list the "
+                            "tables at GET /api/v1/tables")
+    return table
+
+
+def table_public(session: Session, table: PokerTable) -> TablePublic:
+    """A table row as the API shows it."""
+    seats = session.scalars(select(Seat).where(Seat.table_id == table.id)
+                            .order_by(Seat.seat)).all()
+    return TablePublic(
+        id=table.id, online=table.online, level=table.level, paused=table.paused,
+        hand_for_hand=table.hand_for_hand, colour_up_at_level=table.colour_up_at_level,
+        clock_on_seat=table.clock_on_seat, closed=table.closed, hand_no=table.hand_no,
+        hand_in_progress=table.hand_in_progress, acked_seq=table.acked_seq,
+        seats=[SeatPublic(seat=s.seat, player=s.player_id, stack=s.stack) for s in seats],
+        reported=PublicState.model_validate_json(table.snapshot) if table.snapshot else None)
+
+
+@router.get("", responses=AUTH)
+def list_tables(session: SessionDep, _who: Reader) -> TablesPublic:
+    """Every table that has reported, with its public state. Any role."""
+    tables = session.scalars(select(PokerTable).order_by(PokerTable.id)).all()
+    data = [table_public(session, t) for t in tables]
+    return TablesPublic(data=data, count=len(data))
+
+
+@router.get("/{table_id}", responses={**AUTH, **NOT_FOUND})
+def read_table(table_id: TableId, session: SessionDep, _who: Reader) -> TablePublic:
+    """One table's public state. Any role."""
+    return table_public(session, table_or_404(session, table_id))
+
+
+@router.get("/{table_id}/hole-cards", responses={**AUTH, **NOT_FOUND})
+def read_hole_cards(table_id: TableId, session: SessionDep, settings: SettingsDep,
+                    bridge: BridgeDep, _who: Broadcaster) -> HoleCardsView:
+    """The hole cards of the table's latest hand: each player's once the configured delay
+    has passed since they were dealt, all of them once the hand is over. Only the
+    ``broadcast`` role."""
+    table = table_or_404(session, table_id)
+    hand = session.scalar(select(Hand).where(Hand.table_id == table.id)
+                          .order_by(Hand.hand_no.desc()).limit(1))
+    if hand is None:
+        raise HTTPException(status.HTTP_404_NOT_FOUND,
+                            f"table {table_id!r} has not started a hand yet")
+    over = hand.status != "in_progress"
+    now = bridge.clock()
+    released, withheld = [], 0
+    rows = session.scalars(select(HoleCards).where(
+        HoleCards.table_id == table.id, HoleCards.hand_no == hand.hand_no,
+        HoleCards.seq >= hand.first_seq).order_by(HoleCards.seq)).all()
+    for row in rows:
+        if over or now - row.received_at >= settings.hole_card_delay_s:
+            seat = hand.seats[row.player] if row.player < len(hand.seats) else None
+            released.append(HoleCardsPublic(hand_no=row.hand_no, player=row.player, seat=seat,
+                                            cards=list(row.cards)))
+        else:
+            withheld += 1
+    return HoleCardsView(table_id=table.id, hand_no=hand.hand_no, hand_over=over,
+                         released=released, withheld=withheld)

@@ -1,0 +1,118 @@
+"""Fixtures for the bridge tests: settings with one token per role, an app on a fresh
+SQLite file, a fake broker, and a hand clock the tests move by hand."""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+from fastapi import FastAPI
+from fastapi.testclient import TestClient
+from pydantic import SecretStr
+
+from host_bridge.app import create_app
+from host_bridge.bridge import Bridge
+from host_bridge.settings import BridgeSettings, Role, TokenGrant
+from tests.bridge.tablesim import SITE, FakeBroker, WireTable, showdown_hand
+
+TOKENS = {role: f"token-for-{role.value}-0123456789" for role in Role}
+
+
+def auth(role: Role) -> dict[str, str]:
+    """The Authorization header of the test token with ``role``."""
+    return {"Authorization": f"Bearer {TOKENS[role]}"}
+
+
+@dataclass
+class ManualClock:
+    """Time that moves only when a test says so."""
+
+    now: float = 5000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def make_settings(tmp_path: Path, **overrides: object) -> BridgeSettings:
+    """Settings for one test: its own SQLite file, a token per role."""
+    values: dict[str, object] = {
+        "database_url": f"sqlite:///{tmp_path / 'bridge.db'}", "site": SITE,
+        "command_timeout_s": 5.0, "hole_card_delay_s": 30.0,
+        "tokens": tuple(TokenGrant(name=f"{role.value}-1", role=role, token=SecretStr(token))
+                        for role, token in TOKENS.items()),
+    }
+    values.update(overrides)
+    return BridgeSettings.model_validate(values)
+
+
+@pytest.fixture
+def clock() -> ManualClock:
+    """The app's clock."""
+    return ManualClock()
+
+
+@pytest.fixture
+def broker() -> FakeBroker:
+    """The fake publisher."""
+    return FakeBroker()
+
+
+@pytest.fixture
+def settings(tmp_path: Path) -> BridgeSettings:
+    """Default test settings."""
+    return make_settings(tmp_path)
+
+
+@pytest.fixture
+def app(settings: BridgeSettings, broker: FakeBroker, clock: ManualClock) -> FastAPI:
+    """The app, its store migrated, wired to the fake broker."""
+    application = create_app(settings, publisher=broker, clock=clock)
+    broker.deliver = application.state.bridge.receive
+    return application
+
+
+@pytest.fixture
+def bridge(app: FastAPI) -> Bridge:
+    """The app's bridge core."""
+    core: Bridge = app.state.bridge
+    return core
+
+
+@pytest.fixture
+def client(app: FastAPI) -> Iterator[TestClient]:
+    """An HTTP client on the app."""
+    with TestClient(app) as test_client:
+        yield test_client
+
+
+def seat_and_play(bridge: Bridge) -> None:
+    """Table t1 online, three players seated, one finished hand (the showdown hand)."""
+    wire = WireTable()
+    messages = [wire.status(True)]
+    messages += [wire.seat(seat, name, 1000) for seat, name in ((1, "a"), (2, "b"), (3, "c"))]
+    messages += wire.hand(1, (1, 2, 3), showdown_hand())
+    for topic, payload in messages:
+        bridge.ingest.take(topic, payload)
+
+
+@pytest.fixture(scope="session")
+def played_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A store with :func:`seat_and_play` done, built once; tests copy it."""
+    path = tmp_path_factory.mktemp("played")
+    app = create_app(make_settings(path))
+    seat_and_play(app.state.bridge)
+    app.state.engine.dispose()
+    return path / "bridge.db"
+
+
+@pytest.fixture
+def played(tmp_path: Path, played_db: Path) -> BridgeSettings:
+    """Settings on a fresh copy of the played store."""
+    for suffix in ("", "-wal", "-shm"):
+        source = played_db.with_name(played_db.name + suffix)
+        if source.exists():
+            shutil.copy(source, tmp_path / f"bridge.db{suffix}")
+    return make_settings(tmp_path)

@@ -1,0 +1,119 @@
+"""Roles and tokens: every route admits exactly its roles; 401 and 403 say what is wrong;
+bad input is a 422 that names the field."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from fastapi.testclient import TestClient
+
+from host_bridge.settings import BridgeSettings, Role
+from tests.bridge.conftest import auth
+
+EVERYONE = frozenset(Role)
+PAUSE = {"command": {"name": "pause"}}
+SET_LEVEL = {"command": {"name": "set_level", "level": 4}}
+
+# (method, url, body, roles admitted)
+ROUTES: list[tuple[str, str, dict[str, Any] | None, frozenset[Role]]] = [
+    ("GET", "/api/v1/tables", None, EVERYONE),
+    ("GET", "/api/v1/tables/t1", None, EVERYONE),
+    ("GET", "/api/v1/tables/t1/hands", None, EVERYONE),
+    ("GET", "/api/v1/tables/t1/hands/1", None, EVERYONE),
+    ("GET", "/api/v1/tables/t1/hands/1/phh", None, EVERYONE),
+    ("GET", "/api/v1/tables/t1/hole-cards", None, frozenset({Role.BROADCAST})),
+    ("POST", "/api/v1/tables/t1/commands", PAUSE,
+     frozenset({Role.FLOOR, Role.DIRECTOR, Role.ADMIN})),
+    ("POST", "/api/v1/tables/t1/commands", SET_LEVEL, frozenset({Role.DIRECTOR, Role.ADMIN})),
+    ("GET", "/api/v1/audit", None, frozenset({Role.DIRECTOR, Role.ADMIN})),
+]
+
+
+@pytest.fixture
+def settings(played: BridgeSettings) -> BridgeSettings:
+    """Every test here starts with table t1 online and one finished hand."""
+    return played
+
+
+def test_the_matrix_covers_every_route_of_the_schema(client: TestClient) -> None:
+    paths = client.get("/openapi.json").json()["paths"]
+    schema_routes = {(m.upper(), p) for p, ops in paths.items() for m in ops}
+    covered = {(m, url.replace("t1", "{table_id}").replace("hands/1", "hands/{hand_no}"))
+               for m, url, _, _ in ROUTES}
+    assert schema_routes == covered
+
+
+@pytest.mark.parametrize(("method", "url", "body", "roles"), ROUTES,
+                         ids=[f"{m} {u} {b['command']['name'] if b else ''}".strip()
+                              for m, u, b, _ in ROUTES])
+@pytest.mark.parametrize("role", list(Role), ids=[r.value for r in Role])
+def test_each_route_admits_exactly_its_roles(client: TestClient, method: str,
+                                             url: str, body: dict[str, Any] | None,
+                                             roles: frozenset[Role], role: Role) -> None:
+    r = client.request(method, url, json=body, headers=auth(role))
+    if role in roles:
+        assert r.status_code == 200, r.text
+    else:
+        assert r.status_code == 403, r.text
+        detail = r.json()["detail"]
+        assert detail.startswith(f"role {role.value!r} may not ")
+        assert "this needs one of: " in detail
+
+
+@pytest.mark.parametrize(("method", "url", "body", "roles"), ROUTES)
+def test_missing_or_unknown_tokens_get_401_saying_which(client: TestClient, method: str,
+                                                        url: str, body: dict[str, Any] | None,
+                                                        roles: frozenset[Role]) -> None:
+    missing = client.request(method, url, json=body)
+    assert missing.status_code == 401
+    assert missing.headers["www-authenticate"] == "Bearer"
+    assert missing.json()["detail"].startswith("missing bearer token")
+    wrong = client.request(method, url, json=body,
+                           headers={"Authorization": "Bearer not-a-token-we-know-of"})
+    assert wrong.status_code == 401
+    assert wrong.json()["detail"].startswith("bearer token not recognised")
+    basic = client.request(method, url, json=body, headers={"Authorization": "Basic eDp5"})
+    assert basic.status_code == 401
+    assert "is not a bearer token" in basic.json()["detail"]
+
+
+def test_floor_may_not_send_director_commands_and_is_told_who_may(client: TestClient) -> None:
+    for name, extra in (("set_level", {"level": 2}), ("hand_for_hand", {"on": True}),
+                        ("colour_up", {"at_level": 5}), ("close_table", {})):
+        r = client.post("/api/v1/tables/t1/commands", headers=auth(Role.FLOOR),
+                        json={"command": {"name": name, **extra}})
+        assert r.status_code == 403
+        assert r.json()["detail"] == (f"role 'floor' may not send {name}; this needs one of: "
+                                      "admin, director")
+
+
+@pytest.mark.parametrize(("body", "field"), [
+    ({"command": {"name": "set_level", "level": 0}}, "body field command.set_level.level"),
+    ({"command": {"name": "call_clock"}}, "body field command.call_clock.seat"),
+    ({"command": {"name": "seat_player", "seat": 11, "player": "x", "stack": 5}},
+     "body field command.seat_player.seat"),
+    ({"command": {"name": "launch"}}, "body field command"),
+    ({}, "body field command"),
+])
+def test_bad_command_input_is_422_naming_the_field(client: TestClient, body: dict[str, Any],
+                                                   field: str) -> None:
+    r = client.post("/api/v1/tables/t1/commands", headers=auth(Role.ADMIN), json=body)
+    assert r.status_code == 422
+    assert field in [e["field"] for e in r.json()["detail"]]
+    assert r.json()["message"].startswith(f"invalid input: {field}")
+
+
+def test_bad_path_and_query_values_are_422_naming_the_field(client: TestClient) -> None:
+    r = client.get("/api/v1/tables/t1/hands/0", headers=auth(Role.VIEWER))
+    assert r.status_code == 422 and r.json()["detail"][0]["field"] == "path field hand_no"
+    r = client.get("/api/v1/tables/bad%20id", headers=auth(Role.VIEWER))
+    assert r.status_code == 422 and r.json()["detail"][0]["field"] == "path field table_id"
+    r = client.get("/api/v1/audit?limit=0", headers=auth(Role.ADMIN))
+    assert r.status_code == 422 and r.json()["detail"][0]["field"] == "query field limit"
+
+
+def test_unknown_table_is_404_saying_so(client: TestClient) -> None:
+    r = client.get("/api/v1/tables/nowhere", headers=auth(Role.VIEWER))
+    assert r.status_code == 404
+    assert r.json()["detail"].startswith("no table 'nowhere' has reported to this bridge")

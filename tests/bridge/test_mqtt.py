@@ -1,0 +1,121 @@
+"""The bridge on a real Mosquitto with a real table controller (``controller.sync.soak_node``
+as a subprocess): every event stored and acked, each hand exported as PHH, commands
+answered by the table, ``host/status`` retained, and a dead table marked offline by its
+Will. Skipped where Mosquitto is not installed (Debian: apt-get install -y mosquitto)."""
+
+from __future__ import annotations
+
+import asyncio
+import subprocess
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import aiomqtt
+import pytest
+from fastapi.testclient import TestClient
+
+from controller.sync.messages import HostStatusMessage, parse_message
+from host_bridge.app import create_app
+from host_bridge.settings import Role
+from tests.bridge.conftest import auth, make_settings
+from tests.bridge.tablesim import SITE
+from tests.sync.conftest import MOSQUITTO, Mosquitto, start_node
+
+WAIT_S = 60.0  # an upper bound for slow CI machines, not a budget
+
+
+@pytest.fixture
+def mosquitto(tmp_path: Path) -> Iterator[Mosquitto]:
+    """A Mosquitto on a free loopback port for one test."""
+    if MOSQUITTO is None:
+        pytest.skip("mosquitto is not installed (Debian: apt-get install -y mosquitto)")
+    broker = Mosquitto(tmp_path / "broker")
+    broker.start()
+    try:
+        yield broker
+    finally:
+        broker.stop()
+
+
+def wait_for(what: str, predicate: Callable[[], bool]) -> None:
+    """Poll until ``predicate()`` holds; fail naming ``what`` after :data:`WAIT_S`."""
+    deadline = time.monotonic() + WAIT_S
+    while not predicate():
+        if time.monotonic() > deadline:
+            pytest.fail(f"gave up waiting for {what}")
+        time.sleep(0.02)
+
+
+def stop(node: subprocess.Popen[str]) -> str:
+    """Stop a node this test started (by its own handle) and return its stderr."""
+    if node.poll() is None:
+        node.terminate()
+    _, err = node.communicate(timeout=WAIT_S)
+    return err
+
+
+async def retained_host_status(port: int) -> HostStatusMessage:
+    """The retained ``host/status`` as a newcomer sees it."""
+    async with aiomqtt.Client("127.0.0.1", port, identifier="pitboss-test-peek") as client:
+        await client.subscribe(f"pitboss/v1/{SITE}/host/status", qos=1)
+        async for message in client.messages:
+            assert isinstance(message.payload, bytes)
+            return parse_message(HostStatusMessage, message.payload)
+    raise AssertionError("no host/status")
+
+
+def test_a_real_table_drains_into_the_bridge_and_every_hand_has_its_phh(
+        tmp_path: Path, mosquitto: Mosquitto) -> None:
+    app = create_app(make_settings(tmp_path, mqtt_port=mosquitto.port), connect=True)
+    with TestClient(app) as client:
+        node = start_node(tmp_path / "table.db", mosquitto.port, "--site", SITE, "--hands", "4",
+                          "--drain")
+        try:
+            node.wait(timeout=WAIT_S)
+        finally:
+            err = stop(node)
+        assert node.returncode == 0, err
+        hands = client.get("/api/v1/tables/t1/hands", headers=auth(Role.VIEWER)).json()
+        assert hands["count"] == 4
+        for hand in hands["data"]:
+            assert hand["status"] == "ended" and hand["phh_error"] is None, hand
+            phh = client.get(f"/api/v1/tables/t1/hands/{hand['hand_no']}/phh",
+                             headers=auth(Role.BROADCAST))
+            assert phh.status_code == 200 and "finishing_stacks" in phh.text
+        table = client.get("/api/v1/tables/t1", headers=auth(Role.VIEWER)).json()
+        assert sum(s["stack"] for s in table["seats"]) == 6 * 20_000  # no rake at the node
+        assert asyncio.run(retained_host_status(mosquitto.port)).online
+    assert not asyncio.run(retained_host_status(mosquitto.port)).online  # clean stop
+
+
+def test_commands_reach_a_real_table_and_its_death_marks_it_offline(
+        tmp_path: Path, mosquitto: Mosquitto) -> None:
+    app = create_app(make_settings(tmp_path, mqtt_port=mosquitto.port, command_timeout_s=20),
+                     connect=True)
+    with TestClient(app) as client:
+        node = start_node(tmp_path / "table.db", mosquitto.port, "--site", SITE, "--hands", "1")
+        try:
+            def idle_online() -> bool:
+                r = client.get("/api/v1/tables/t1", headers=auth(Role.VIEWER))
+                return r.status_code == 200 and r.json()["online"] and \
+                    r.json()["hand_no"] == 1 and not r.json()["hand_in_progress"]
+
+            wait_for("the table to play its hand and sit idle", idle_online)
+            r = client.post("/api/v1/tables/t1/commands", headers=auth(Role.DIRECTOR),
+                            json={"command": {"name": "set_level", "level": 3}})
+            assert r.status_code == 200, r.text
+            assert r.json()["status"] == "ok", r.json()
+            wait_for("the level change to come back as an event", lambda: client.get(
+                "/api/v1/tables/t1", headers=auth(Role.VIEWER)).json()["level"] == 3)
+            r = client.post("/api/v1/tables/t1/commands", headers=auth(Role.FLOOR),
+                            json={"command": {"name": "remove_player", "seat": 10}})
+            assert r.json()["status"] == "error" and r.json()["error"]  # nobody sits there
+        finally:
+            node.kill()  # no clean goodbye: the broker publishes the table's Will
+            stop(node)
+        wait_for("the Will to mark the table offline", lambda: not client.get(
+            "/api/v1/tables/t1", headers=auth(Role.VIEWER)).json()["online"])
+        audit = client.get("/api/v1/audit", headers=auth(Role.ADMIN)).json()["data"]
+        assert [(a["command"], a["outcome"]) for a in audit] == [("remove_player", "error"),
+                                                                 ("set_level", "ok")]

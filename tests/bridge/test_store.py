@@ -1,0 +1,151 @@
+"""The store: created and migrated on first start, the models equal to the migrations, and
+the same bridge on a real PostgreSQL (Debian's packages) where one is installed."""
+
+from __future__ import annotations
+
+import glob
+import os
+import shutil
+import socket
+import subprocess
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from alembic.autogenerate import compare_metadata
+from alembic.migration import MigrationContext
+from fastapi.testclient import TestClient
+from sqlalchemy import Engine, inspect
+
+from host_bridge.app import create_app
+from host_bridge.db import StoreError, make_engine, migrate, session_factory
+from host_bridge.models import Base, Player
+from host_bridge.settings import Role
+from tests.bridge.conftest import auth, make_settings, seat_and_play
+
+
+def model_drift(engine: Engine) -> list[object]:
+    """What Alembic would change to make the migrated schema match the models."""
+    with engine.connect() as connection:
+        context = MigrationContext.configure(connection, opts={"compare_type": True})
+        return list(compare_metadata(context, Base.metadata))
+
+
+def test_the_migrations_create_exactly_the_models_sqlite(tmp_path: Path) -> None:
+    engine = make_engine(f"sqlite:///{tmp_path / 'm.db'}")
+    migrate(engine)
+    assert model_drift(engine) == []
+
+
+def test_the_store_is_created_on_first_start_and_kept_on_the_next(tmp_path: Path) -> None:
+    db = tmp_path / "floor" / "bridge.db"
+    db.parent.mkdir()
+    settings = make_settings(tmp_path, database_url=f"sqlite:///{db}")
+    app = create_app(settings)
+    assert db.exists()
+    assert "alembic_version" in inspect(app.state.engine).get_table_names()
+    seat_and_play(app.state.bridge)
+    app.state.engine.dispose()
+    again = create_app(settings)  # a restart: migrations are a no-op, the data stays
+    with TestClient(again) as client:
+        body = client.get("/api/v1/tables/t1", headers=auth(Role.VIEWER)).json()
+    assert [s["stack"] for s in body["seats"]] == [995, 970, 1035]
+
+
+def test_an_unusable_database_url_says_what_to_use() -> None:
+    with pytest.raises(StoreError, match=r"sqlite:///path\.db or postgresql"):
+        make_engine("nosuchdb://x")
+
+
+def test_an_unreachable_sqlite_path_says_what_to_check(tmp_path: Path) -> None:
+    engine = make_engine(f"sqlite:///{tmp_path / 'missing-dir' / 'x.db'}")
+    with pytest.raises(StoreError, match="check the path"):
+        migrate(engine)
+
+
+# ---------------------------------------------------------------------------- PostgreSQL
+def _pg_bin() -> Path | None:
+    for candidate in sorted(glob.glob("/usr/lib/postgresql/*/bin"), reverse=True):
+        if os.path.exists(os.path.join(candidate, "initdb")):
+            return Path(candidate)
+    initdb = shutil.which("initdb")
+    return Path(initdb).parent if initdb else None
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def _run(argv: list[str]) -> None:
+    done = subprocess.run(argv, capture_output=True, text=True, check=False)
+    if done.returncode:
+        raise RuntimeError(f"{' '.join(argv)} failed ({done.returncode}): {done.stderr}")
+
+
+@pytest.fixture
+def postgres_url() -> Iterator[str]:
+    """A throwaway PostgreSQL cluster on a free loopback port (skipped where the Debian
+    packages or the psycopg driver are missing)."""
+    pg = _pg_bin()
+    if pg is None:
+        pytest.skip("PostgreSQL is not installed (Debian: apt-get install -y postgresql)")
+    pytest.importorskip("psycopg", reason="the psycopg driver is not installed "
+                        "(pip install 'psycopg[binary]')")
+    # outside pytest's tmp dir: that one is private to root, and initdb refuses to run as
+    # root, so as root the cluster runs as the postgres user
+    root = Path(tempfile.mkdtemp(prefix="pitboss-pg-"))
+    as_user: list[str] = []
+    if os.geteuid() == 0:
+        as_user = ["runuser", "-u", "postgres", "--"]
+        shutil.chown(root, "postgres")
+    data = root / "data"
+    port = _free_port()
+    try:
+        _run([*as_user, str(pg / "initdb"), "-D", str(data), "-U", "bridge", "--auth=trust",
+              "-E", "UTF8"])
+        _run([*as_user, str(pg / "pg_ctl"), "-D", str(data), "-w", "-l", str(root / "pg.log"),
+              "-o", f"-p {port} -k {root} -c listen_addresses=127.0.0.1", "start"])
+        try:
+            _run([*as_user, str(pg / "createdb"), "-h", "127.0.0.1", "-p", str(port), "-U",
+                  "bridge", "pitboss"])
+            yield f"postgresql+psycopg://bridge@127.0.0.1:{port}/pitboss"
+        finally:
+            _run([*as_user, str(pg / "pg_ctl"), "-D", str(data), "-m", "fast", "-w", "stop"])
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+
+
+def test_the_bridge_runs_on_postgresql(tmp_path: Path, postgres_url: str) -> None:
+    app = create_app(make_settings(tmp_path, database_url=postgres_url))
+    assert model_drift(app.state.engine) == []
+    seat_and_play(app.state.bridge)
+    with TestClient(app) as client:
+        body = client.get("/api/v1/tables/t1", headers=auth(Role.VIEWER)).json()
+        assert [s["stack"] for s in body["seats"]] == [995, 970, 1035]
+        phh = client.get("/api/v1/tables/t1/hands/1/phh", headers=auth(Role.BROADCAST))
+        assert phh.status_code == 200 and '"d dh p1 AsKs"' in phh.text
+        r = client.post("/api/v1/tables/t1/commands", headers=auth(Role.FLOOR),
+                        json={"command": {"name": "pause"}})
+        assert r.status_code == 503  # no broker here; the audit row is written all the same
+        audit = client.get("/api/v1/audit", headers=auth(Role.ADMIN)).json()
+        assert audit["data"][0]["outcome"] == "unsent"
+    app.state.engine.dispose()
+
+
+def test_a_savepoint_on_sqlite_stays_inside_the_batch_transaction(tmp_path: Path) -> None:
+    # the sqlite3 driver would otherwise open a transaction at SAVEPOINT and commit it at
+    # RELEASE: each message of a batch its own commit, and the batch not atomic
+    engine = make_engine(f"sqlite:///{tmp_path / 's.db'}")
+    migrate(engine)
+    sessions = session_factory(engine)
+    with sessions() as session, session.begin():
+        with session.begin_nested():
+            session.add(Player(id="p1", first_seen_ts=1.0))
+        raw = session.connection().connection.dbapi_connection
+        assert raw is not None and raw.in_transaction
+        session.rollback()
+    with sessions() as session:
+        assert session.get(Player, "p1") is None  # the outer rollback undid the savepoint
