@@ -14,6 +14,7 @@ from pathlib import Path
 # subcommand -> (module, help). Nested groups ("bench engine") resolve one level deeper.
 COMMANDS: dict[str, tuple[str, str]] = {
     "replay": ("controller.replay_command", "replay PHH hand histories through the engine"),
+    "bridge": ("host_bridge.cli", "the floor's host bridge: 'pitboss bridge run [--config F]'"),
     "firmware deploy": ("controller.firmware_deploy", "install the seat-node firmware on a "
                         "board with mpremote"),
     "hardware wiring": ("controller.devices.wiring", "write or check the wiring tables in "
@@ -22,6 +23,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
                      "evaluations/s against treys, phevaluator, eval7"),
     "bench clock": ("tests.benchmarks.bench_clock", "shot-clock expiry error on a busy loop, "
                     "level-clock drift"),
+    "bench table": ("tests.benchmarks.bench_table", "virtual hands/s, card placed -> display "
+                    "updated, memory over 10,000 hands"),
+    "bench sync": ("tests.benchmarks.bench_sync", "events/s and latency through the journal "
+                   "and outbox to a real Mosquitto; catch-up after an outage"),
     "bench link": ("tests.benchmarks.bench_link", "seat-node link frames decoded per second"),
     "bench devices": ("tests.benchmarks.bench_devices", "card placed -> CardArrived latency, "
                       "device layer memory"),

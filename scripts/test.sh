@@ -11,7 +11,8 @@ if command -v npm >/dev/null && [ ! -d tests/firmware/mpy/node_modules ]; then
 fi
 echo "== ruff"
 .venv/bin/ruff check .
-echo "== mypy --strict (rules engine, chip race, clocks, devices)"
-.venv/bin/mypy --strict controller/rules controller/chiprace controller/clocks controller/devices
+echo "== mypy --strict (rules, chip race, clocks, devices, table, sync, host bridge)"
+.venv/bin/mypy --strict controller/rules controller/chiprace controller/clocks controller/devices \
+    controller/table controller/sync host_bridge
 echo "== pytest"
 .venv/bin/pytest "$@"
