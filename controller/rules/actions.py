@@ -28,9 +28,23 @@ class DealBoard:
 
 @dataclass(frozen=True, slots=True)
 class Fold:
-    """The player gives up the hand and every claim to the pot (BET-2)."""
+    """The player gives up the hand and every claim to the pot (BET-2).
+
+    ``forfeit``: chips the player pushed that stay in the pot though they fold (LIVE-2,
+    LIVE-7 with the fold option, LIVE-10 call_or_forfeit).
+    """
 
     player: int
+    forfeit: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class Kill:
+    """The player's hand is dead wherever the hand is (LIVE-17, DEAL-5, LIVE-16): it
+    can win nothing and its chips stay in the pot."""
+
+    player: int
+    rule: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,4 +85,4 @@ class Muck:
     player: int
 
 
-Action = DealHole | DealBoard | Fold | Check | Call | BetRaise | Show | Muck
+Action = DealHole | DealBoard | Fold | Check | Call | BetRaise | Show | Muck | Kill

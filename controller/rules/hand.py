@@ -25,6 +25,7 @@ from controller.rules.actions import (
     DealBoard,
     DealHole,
     Fold,
+    Kill,
     Muck,
     Show,
 )
@@ -334,27 +335,69 @@ class Hand:
                                      f"{self.actor}'s turn", "BET-1")
         return self.actor
 
-    def verify_fold(self, player: int | None = None) -> None:
-        """Raise unless the player to act (or ``player``) may fold (BET-2)."""
-        self._verify_turn(player, "fold")
+    def verify_fold(self, player: int | None = None, forfeit: int = 0) -> None:
+        """Raise unless the player to act (or ``player``) may fold, leaving ``forfeit``
+        chips they pushed in the pot (BET-2; LIVE-2/7/10)."""
+        p = self._verify_turn(player, "fold")
+        if not 0 <= forfeit <= self.stacks[p]:
+            raise IllegalActionError(f"player {p} cannot leave {forfeit} in the pot: they have "
+                                     f"{self.stacks[p]} behind", "LIVE-2")
 
-    def can_fold(self, player: int | None = None) -> bool:
+    def can_fold(self, player: int | None = None, forfeit: int = 0) -> bool:
         """Whether :meth:`fold` would be accepted."""
-        return _can(self.verify_fold, player)
+        return _can(self.verify_fold, player, forfeit)
 
-    def fold(self, player: int | None = None) -> Fold:
-        """The player to act gives up the hand (BET-2, LIVE-3)."""
-        self.verify_fold(player)
+    def fold(self, player: int | None = None, forfeit: int = 0) -> Fold:
+        """The player to act gives up the hand (BET-2, LIVE-3); chips they pushed and must
+        leave stay in the pot as dead money, never a bet that could come back (POT-7)."""
+        self.verify_fold(player, forfeit)
         p = self.actor
         assert p is not None
+        if forfeit:
+            self.stacks[p] -= forfeit
+            self.contrib[p] += forfeit
         self.folded[p] = True
         self._active -= 1  # only players with chips behind are asked to act
-        action = Fold(p)
+        action = Fold(p, forfeit)
         self.log.append(action)
         if self.folded.count(False) == 1:  # POT-4: one player left wins without showing
             self._end_round()
         else:
             self._advance(p)
+        return action
+
+    def verify_kill(self, player: int, rule: str = "LIVE-17") -> None:
+        """Raise unless ``player``'s hand can be declared dead now (LIVE-17, DEAL-5)."""
+        if self.phase is Phase.COMPLETE:
+            raise IllegalActionError("the hand is over: the pots were awarded", "LIVE-24")
+        if not 0 <= player < len(self.stacks):
+            raise IllegalActionError(f"there is no player {player} in this hand")
+        if self.folded[player] or self.mucked[player]:
+            raise IllegalActionError(f"player {player} holds no live hand", rule)
+
+    def can_kill(self, player: int, rule: str = "LIVE-17") -> bool:
+        """Whether :meth:`kill` would be accepted."""
+        return _can(self.verify_kill, player, rule)
+
+    def kill(self, player: int, rule: str = "LIVE-17") -> Kill:
+        """Declare ``player``'s hand dead, in turn or not: it can win nothing and its chips
+        stay in the pot (LIVE-17); the rule that killed it is logged (DEAL-5, LIVE-16)."""
+        self.verify_kill(player, rule)
+        if self.stacks[player]:
+            self._active -= 1
+        self.folded[player] = True
+        action = Kill(player, rule)
+        self.log.append(action)
+        if self.phase is Phase.SHOWDOWN:
+            self._show_queue = [i for i in self._show_queue if i != player]
+            self._after_showdown_action()
+        elif self.phase is Phase.BETTING:
+            start = self.actor if self.actor != player else (player + 1) % len(self.stacks)
+            self.actor = None if start is None else self._next_to_act(start)
+            if self.actor is None or self.folded.count(False) == 1:
+                self._end_round()
+        elif self.phase is Phase.DEAL_BOARD and self.folded.count(False) == 1:
+            self._settle()  # between rounds: nothing to return, the last hand wins (POT-4)
         return action
 
     def verify_check(self, player: int | None = None) -> None:
@@ -736,7 +779,9 @@ class Hand:
         if isinstance(action, DealBoard):
             return self.deal_board(action.cards)
         if isinstance(action, Fold):
-            return self.fold(action.player)
+            return self.fold(action.player, action.forfeit)
+        if isinstance(action, Kill):
+            return self.kill(action.player, action.rule)
         if isinstance(action, Check):
             return self.check(action.player)
         if isinstance(action, Call):

@@ -9,10 +9,21 @@ the rulebook says when.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from fractions import Fraction
 
-from controller.rules.actions import BetRaise, Call, Check, DealBoard, DealHole, Fold, Muck, Show
+from controller.rules.actions import (
+    BetRaise,
+    Call,
+    Check,
+    DealBoard,
+    DealHole,
+    Fold,
+    Kill,
+    Muck,
+    Show,
+)
 from controller.rules.cards import Card
 from controller.rules.config import LIVE_CASH, RulesProfile, Variant
 from controller.rules.errors import ConfigError, HandHistoryError, IllegalActionError
@@ -98,7 +109,7 @@ def _apply(hand: Hand, action: PhhAction) -> None:
             raise HandHistoryError("a board card is unknown (??): the board must be read")
         hand.deal_board([c for c in action.cards if c is not None])
     elif kind == "f":
-        hand.fold(action.actor)
+        _fold(hand, action)
     elif kind == "cc":
         hand.check_or_call(action.actor)
     elif kind == "cbr":
@@ -109,6 +120,23 @@ def _apply(hand: Hand, action: PhhAction) -> None:
     else:
         raise HandHistoryError(f"action kind {kind!r} does not occur in "
                                + ", ".join(sorted(SUPPORTED)))
+
+
+# PHH has no notation for a dead hand or for chips left in the pot on a fold; Pitboss
+# writes them as folds with a comment in this form, and reads them back.
+_DEAD = re.compile(r"dead hand \((?P<rule>[A-Z]+-\d+)\)")
+_FORFEIT = re.compile(r"forfeits (?P<amount>\d+) \(LIVE-2\)")
+
+
+def _fold(hand: Hand, action: PhhAction) -> None:
+    comment = action.comment or ""
+    assert action.actor is not None
+    if dead := _DEAD.fullmatch(comment):
+        hand.kill(action.actor, dead["rule"])
+    elif forfeit := _FORFEIT.fullmatch(comment):
+        hand.fold(action.actor, forfeit=int(forfeit["amount"]))
+    else:
+        hand.fold(action.actor)
 
 
 def _drain_showdown(hand: Hand, pending: dict[int, PhhAction]) -> None:
@@ -152,7 +180,11 @@ def expected_stacks(history: HandHistory, *, each: bool = False) -> list[int] | 
 
 
 def history_from_hand(hand: Hand, *, players: Sequence[str] | None = None) -> HandHistory:
-    """The PHH record of a hand (to export each finished hand)."""
+    """The PHH record of a hand (to export each finished hand).
+
+    Dead hands and forfeits are folds with a comment (see ``_DEAD``, ``_FORFEIT``), which
+    :func:`replay_history` reads back; other PHH tools see a fold.
+    """
     cfg = hand.config
     n = cfg.players
     forced = [0] * n
@@ -176,7 +208,10 @@ def history_from_hand(hand: Hand, *, players: Sequence[str] | None = None) -> Ha
         elif isinstance(a, DealBoard):
             actions.append(PhhAction(None, "db", cards=tuple[Card | None, ...](a.cards)))
         elif isinstance(a, Fold):
-            actions.append(PhhAction(a.player, "f"))
+            note = f"forfeits {a.forfeit} (LIVE-2)" if a.forfeit else None
+            actions.append(PhhAction(a.player, "f", comment=note))
+        elif isinstance(a, Kill):
+            actions.append(PhhAction(a.player, "f", comment=f"dead hand ({a.rule})"))
         elif isinstance(a, Check | Call):
             actions.append(PhhAction(a.player, "cc"))
         elif isinstance(a, BetRaise):

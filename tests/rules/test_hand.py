@@ -485,3 +485,88 @@ def test_replay_rebuilds_the_hand_from_its_log() -> None:
     board(hand, 3)
     again = Hand.replay(hand.config, hand.log)
     assert again.snapshot() == hand.snapshot()
+
+
+# ---------------------------------------------------------------- dead hands and forfeits
+def test_live_17_a_hand_killed_out_of_turn_can_win_nothing_its_chips_stay() -> None:
+    hand = dealt([100] * 4)  # player 2 to act preflop
+    hand.bet_or_raise_to(10)
+    hand.call()  # player 3
+    hand.kill(0, "LIVE-17")  # the small blind's cards touched the muck out of turn
+    assert hand.folded[0] and hand.actor == 1
+    hand.call()
+    assert hand.phase is Phase.DEAL_BOARD and hand.pot_total == 31
+    while not hand.is_complete:
+        if hand.phase is Phase.DEAL_BOARD:
+            board(hand, 3 if not hand.board else 1)
+        elif hand.phase is Phase.SHOWDOWN:
+            hand.show()
+        else:
+            hand.check()
+    assert hand.payouts is not None and hand.payouts[0] == 0
+    assert sum(hand.stacks) == 400
+
+
+def test_live_17_killing_the_player_to_act_moves_the_action_on() -> None:
+    hand = dealt([100] * 4)
+    hand.kill(2, "DEAL-5")  # away from the seat when the last card reached the button
+    assert hand.actor == 3 and hand.log[-1].rule == "DEAL-5"  # type: ignore[union-attr]
+
+
+def test_live_17_a_kill_that_leaves_one_hand_ends_it() -> None:
+    hand = dealt([100] * 2)
+    hand.call()
+    hand.check()
+    hand.kill(1)  # between rounds: the other player wins what is in the pot (POT-4)
+    assert hand.is_complete and hand.payouts == [4, 0]
+
+
+def test_live_17_a_hand_killed_at_the_showdown_leaves_the_queue() -> None:
+    hand = dealt([100] * 3)
+    _to_river(hand, river_bettor=False)
+    assert hand.show_order == (0, 1, 2)
+    hand.kill(1, "SHOW-8")
+    assert hand.show_order == (0, 2)
+    hand.show()
+    hand.show()
+    assert hand.is_complete and hand.payouts is not None and hand.payouts[1] == 0
+
+
+def test_live_17_kill_is_refused_for_a_hand_already_out() -> None:
+    hand = dealt([100] * 3)
+    hand.fold()
+    before = hand.snapshot()
+    with pytest.raises(IllegalActionError, match="no live hand"):
+        hand.kill(2)
+    assert hand.snapshot() == before
+
+
+def test_live_7_example_1_folding_instead_of_completing_leaves_the_chips_in() -> None:
+    # Blinds 200/400; A bets 1,000 on the flop; B silently put in 1,500 (the 50% rule
+    # makes it a raise to 2,000) and, with halfraise.fold_allowed, folds: the 1,500 stay.
+    hand = dealt([5000, 5000], 200, 400)
+    hand.call()
+    hand.check()
+    board(hand, 3)
+    hand.bet_or_raise_to(1000)  # A, the big blind, acts first after the flop
+    hand.fold(forfeit=1500)  # B
+    assert hand.is_complete
+    assert hand.stacks == [5000 + 400 + 1500, 5000 - 400 - 1500]  # A's bet came back
+
+
+def test_live_2_a_forfeit_cannot_exceed_what_the_player_has() -> None:
+    hand = dealt([100] * 3)
+    with pytest.raises(IllegalActionError, match="LIVE-2"):
+        hand.fold(forfeit=101)
+    assert hand.can_fold(forfeit=100)
+
+
+def test_kill_and_forfeit_survive_undo_and_replay() -> None:
+    hand = dealt([100] * 4)
+    hand.bet_or_raise_to(10)
+    hand.fold(forfeit=5)
+    hand.kill(1)
+    again = Hand.replay(hand.config, hand.log)
+    assert again.snapshot() == hand.snapshot()
+    hand.undo()
+    assert not hand.folded[1] and hand.contrib[3] == 5

@@ -62,7 +62,13 @@ def test_chips_are_conserved_and_hands_always_finish(config: GameConfig, profile
     assert chips_balance(hand) == total
     deal_hole_cards(hand, deck)
     while not hand.is_complete:
-        if hand.phase is Phase.BETTING:
+        live = [i for i in range(config.players) if hand.can_kill(i)]
+        if live and rng.random() < 0.03:  # a dead hand at any moment (LIVE-17)
+            hand.kill(rng.choice(live))
+        elif hand.phase is Phase.BETTING and rng.random() < 0.05:  # LIVE-7/10 forfeit
+            assert hand.actor is not None
+            hand.fold(forfeit=rng.randint(0, hand.stacks[hand.actor]))
+        elif hand.phase is Phase.BETTING:
             apply_step(hand, choose_step(hand, rng, fold_when_free=True))
         elif hand.phase is Phase.DEAL_BOARD:
             hand.deal_board([deck.pop() for _ in range(3 if not hand.board else 1)])

@@ -13,9 +13,11 @@ from hypothesis import strategies as st
 
 from controller.phh_files import iter_paths, load
 from controller.replay_command import main as replay_main
+from controller.rules.cards import parse_cards
 from controller.rules.config import LIVE_CASH, LIVE_TOURNAMENT, Variant
 from controller.rules.errors import HandHistoryError
 from controller.rules.game import GameConfig, Post, Straddle
+from controller.rules.hand import Hand
 from controller.rules.phh import HandHistory, dumps, loads
 from controller.rules.replay import (
     config_from_history,
@@ -93,6 +95,20 @@ def test_blind_4_posts_export_to_phh_and_replay_to_the_same_stacks() -> None:
     assert again.blinds_or_straddles == (1, 2, 2, 2, 0) and again.antes == (0, 0, 0, 1, 0)
     assert config_from_history(again).posts == (Post(2, live=2), Post(3, live=2))
     assert replay_history(again, LIVE_CASH).stacks == hand.stacks
+
+
+def test_live_17_dead_hands_and_forfeits_export_as_commented_folds_and_replay() -> None:
+    config = GameConfig(Variant.NT, (100,) * 4, 1, 2)
+    hand = Hand(config, LIVE_CASH)
+    for player, cards in enumerate(("AsKs", "QhQd", "7c2d", "9h9s")):
+        hand.deal_hole(player, parse_cards(cards))
+    hand.bet_or_raise_to(10)
+    hand.fold(forfeit=5)  # player 3 leaves 5 in
+    hand.kill(0, "DEAL-5")
+    text = dumps(history_from_hand(hand))
+    assert "# forfeits 5 (LIVE-2)" in text and "# dead hand (DEAL-5)" in text
+    (again,) = loads(text)
+    assert replay_history(again, LIVE_CASH).snapshot() == hand.snapshot()
 
 
 def test_unsupported_variant_is_refused_with_the_list_of_variants() -> None:
