@@ -17,25 +17,14 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
-import pokerkit
-
 from controller.rules.cards import format_cards
 from controller.rules.config import LIVE_TOURNAMENT, Variant
 from controller.rules.game import GameConfig
 from controller.rules.hand import Hand, Phase
 from tests.benchmarks import bench_evaluators
+from tests.rules.oracle import pokerkit_state
 from tests.rules.randplay import apply_step, choose_step, shuffled_deck
 
-AUTOMATIONS = (
-    pokerkit.Automation.ANTE_POSTING,
-    pokerkit.Automation.BET_COLLECTION,
-    pokerkit.Automation.BLIND_OR_STRADDLE_POSTING,
-    pokerkit.Automation.CARD_BURNING,
-    pokerkit.Automation.HOLE_CARDS_SHOWING_OR_MUCKING,
-    pokerkit.Automation.HAND_KILLING,
-    pokerkit.Automation.CHIPS_PUSHING,
-    pokerkit.Automation.CHIPS_PULLING,
-)
 PLAYERS = 6
 
 # One operation: ("dh", player, cards) / ("db", cards) / ("f",) / ("cc",) / ("cbr", to) /
@@ -52,12 +41,6 @@ class RecordedHand:
     theirs: tuple[Op, ...]
 
 
-def _pokerkit_state(config: GameConfig) -> pokerkit.State:
-    return pokerkit.NoLimitTexasHoldem.create_state(
-        AUTOMATIONS, True, 0, (config.small_blind, config.big_blind), config.big_blind,
-        config.stacks, config.players)
-
-
 def record(rng: random.Random) -> RecordedHand | None:
     """Play one random hand in both engines; None if they disagree (a rulebook
     departure of PokerKit's, see tests/rules/test_differential_pokerkit.py)."""
@@ -65,7 +48,7 @@ def record(rng: random.Random) -> RecordedHand | None:
     config = GameConfig(Variant.NT, stacks, 1, 2)
     deck = shuffled_deck(rng)
     hand = Hand(config, LIVE_TOURNAMENT)
-    state = _pokerkit_state(config)
+    state = pokerkit_state(config)
     ours: list[Op] = []
     theirs: list[Op] = []
     for player in range(PLAYERS):
@@ -125,7 +108,7 @@ def play_pitboss(recorded: RecordedHand) -> list[int]:
 
 def play_pokerkit(recorded: RecordedHand) -> list[int]:
     """Replay one hand in PokerKit from a fresh state."""
-    state = _pokerkit_state(recorded.config)
+    state = pokerkit_state(recorded.config)
     for op in recorded.theirs:
         kind = op[0]
         if kind == "cc":

@@ -31,42 +31,11 @@ from controller.rules.game import GameConfig, Straddle
 from controller.rules.hand import Hand, Phase
 from tests.rules.randplay import Step, apply_step, choose_step, shuffled_deck
 
-pokerkit = pytest.importorskip("pokerkit", reason="pokerkit is the test oracle (test extra)")
+pytest.importorskip("pokerkit", reason="pokerkit is the test oracle (test extra)")
+from tests.rules.oracle import pokerkit_state
+
 # PokerKit warns when dealt cards differ from its own deck model's order; we deal ours.
 pytestmark = pytest.mark.filterwarnings("ignore:A card being dealt:UserWarning")
-
-AUTOMATIONS = (
-    pokerkit.Automation.ANTE_POSTING,
-    pokerkit.Automation.BET_COLLECTION,
-    pokerkit.Automation.BLIND_OR_STRADDLE_POSTING,
-    pokerkit.Automation.CARD_BURNING,
-    pokerkit.Automation.HOLE_CARDS_SHOWING_OR_MUCKING,
-    pokerkit.Automation.HAND_KILLING,
-    pokerkit.Automation.CHIPS_PUSHING,
-    pokerkit.Automation.CHIPS_PULLING,
-)
-
-
-def pokerkit_state(config: GameConfig):  # type: ignore[no-untyped-def]
-    n = config.players
-    forced = [0] * n
-    forced[0], forced[1] = config.small_blind, config.big_blind  # PokerKit swaps heads-up
-    if config.straddle_index is not None:
-        forced[config.straddle_index] = config.straddle_size
-    antes: list[int] = list(config.antes) or [0] * n
-    antes[config.big_blind_index] += config.big_blind_ante
-    if n == 2:  # PokerKit reads heads-up antes, like blinds, as [small blind, big blind]
-        antes.reverse()
-    trimming = not config.big_blind_ante  # uniform antes are layered; a BB ante is dead
-    if config.variant is Variant.FT:
-        return pokerkit.FixedLimitTexasHoldem.create_state(
-            AUTOMATIONS, trimming, antes, forced, config.small_bet, config.big_bet,
-            config.stacks, n)
-    game = (pokerkit.NoLimitTexasHoldem if config.variant is Variant.NT
-            else pokerkit.PotLimitOmahaHoldem)
-    return game.create_state(AUTOMATIONS, trimming, antes, forced, config.big_blind,
-                             config.stacks, n)
-
 
 @st.composite
 def configs(draw: st.DrawFn, variant: Variant) -> GameConfig:
