@@ -35,6 +35,21 @@ class KeyReleased:
     key: str
 
 
+@dataclass(frozen=True, slots=True)
+class SeatNodeOffline:
+    """The seat node at ``seat`` missed its heartbeats: its readers and ring are not heard."""
+
+    seat: int
+
+
+@dataclass(frozen=True, slots=True)
+class SeatNodeOnline:
+    """The seat node at ``seat`` said hello (again): its readers and ring work."""
+
+    seat: int
+
+
 CardEvent = CardArrived | CardLeft
 KeyEvent = KeyPressed | KeyReleased
-DeviceEvent = CardArrived | CardLeft | KeyPressed | KeyReleased
+NodeEvent = SeatNodeOffline | SeatNodeOnline
+DeviceEvent = CardArrived | CardLeft | KeyPressed | KeyReleased | SeatNodeOffline | SeatNodeOnline

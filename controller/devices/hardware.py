@@ -18,9 +18,10 @@ from typing import Any
 from .buses import GpioChipSelectSpi, I2CDevice, open_i2c, open_spi
 from .debounce import CardWatch
 from .errors import DeviceError, DriverMissingError, UnknownDeviceError
-from .events import DeviceEvent, KeyEvent
+from .events import DeviceEvent, KeyEvent, SeatNodeOffline, SeatNodeOnline
 from .gpio import GpioBuzzer, GpioKeys, GpioLight
 from .interfaces import (
+    BEEP_ERROR,
     BlindsDisplay,
     Buzzer,
     CardReader,
@@ -67,6 +68,7 @@ class TableHardware:
         shot_clock: ShotClockDisplay,
         buzzer: Buzzer,
         clock: Clock,
+        seat_link: SeatNodeLink | None = None,
     ) -> None:
         self.profile = profile
         self.clock = clock
@@ -89,6 +91,20 @@ class TableHardware:
             poll_s=deb.poll_s,
         )
         self.keys = keys(self._emit)
+        self.offline_seats: set[int] = set()  # seat nodes that missed their heartbeats
+        if seat_link is not None:
+            seat_link.subscribe_status(self._node_status)
+
+    def _node_status(self, seat: int, online: bool) -> None:
+        """A seat node came or went: an event for the table, and a beep when one is lost."""
+        if online:
+            if seat in self.offline_seats:
+                self.offline_seats.discard(seat)
+                self._emit(SeatNodeOnline(seat))
+        elif seat not in self.offline_seats:
+            self.offline_seats.add(seat)
+            self.buzzer.beep(BEEP_ERROR)
+            self._emit(SeatNodeOffline(seat))
 
     # -- events
     def _emit(self, event: DeviceEvent) -> None:
@@ -309,6 +325,7 @@ class RealBackend:
             "blinds": self.blinds(profile.blinds_display),
             "shot_clock": self.shot_clock(profile.shot_clock),
             "buzzer": self.buzzer(profile.buzzer),
+            "seat_link": self.seat_link,
         }
 
     def build(self, profile: Profile, clock: Clock) -> TableHardware:

@@ -134,7 +134,17 @@ class MockSeatNodeLink:
     def __init__(self) -> None:
         self._tags: dict[tuple[int, str], frozenset[bytes]] = {}
         self._listeners: list[Listener] = []
+        self._status: list[Callable[[int, bool], None]] = []
         self.lights: dict[int, LightState] = {}
+
+    def subscribe_status(self, listener: Callable[[int, bool], None]) -> Callable[[], None]:
+        self._status.append(listener)
+        return lambda: self._status.remove(listener)
+
+    def report_status(self, node: int, online: bool) -> None:
+        """As if node ``node`` said hello (``online``) or missed its heartbeats."""
+        for listener in list(self._status):
+            listener(node, online)
 
     def tags(self, node: int, slot: str) -> frozenset[bytes]:
         return self._tags.get((node, slot), frozenset())
@@ -171,7 +181,8 @@ class MockBackend(RealBackend):
     """Every chip, display and seat node is a mock; GPIO parts run on a ``MockFactory``."""
 
     def __init__(self, *, pin_factory: MockFactory | None = None) -> None:
-        super().__init__(pin_factory=pin_factory or MockFactory(pin_class=MockPWMPin))
+        super().__init__(pin_factory=pin_factory or MockFactory(pin_class=MockPWMPin),
+                         seat_link=MockSeatNodeLink())
 
     def reader(self, spec: ReaderSpec) -> CardReader:
         return self.mock_reader(spec)
@@ -227,6 +238,12 @@ class MockTable(TableHardware):
             )
         pin: MockPin = self.pin_factory.pin(self.profile.keys[key])
         return pin
+
+    def drive_node_status(self, seat: int, online: bool) -> None:
+        """As if the seat node at ``seat`` came online or missed its heartbeats."""
+        link = self.backend.seat_link
+        assert isinstance(link, MockSeatNodeLink)
+        link.report_status(seat, online)
 
     def drive_key_press(self, key: str) -> None:
         self._key_pin(key).drive_low()

@@ -191,6 +191,7 @@ class SeatNodeLink:
         self.events_dropped = 0
         self._tasks: list[asyncio.Task[None]] = []
         self._listeners: list[Listener] = []
+        self._status_listeners: list[Callable[[int, bool], None]] = []
 
     # --- life -----------------------------------------------------------------------------
     async def __aenter__(self) -> SeatNodeLink:
@@ -251,6 +252,9 @@ class SeatNodeLink:
         if isinstance(event, CardArrived | CardLeft):
             for listener in list(self._listeners):
                 listener()
+        elif isinstance(event, NodeOnline | NodeOffline):
+            for status in list(self._status_listeners):
+                status(event.seat, isinstance(event, NodeOnline))
 
     # --- the device layer's ``interfaces.SeatNodeLink`` seam (node = seat id) ---------------
     def tags(self, node: int, slot: str) -> frozenset[bytes]:
@@ -265,6 +269,11 @@ class SeatNodeLink:
     def subscribe(self, listener: Listener) -> Callable[[], None]:
         self._listeners.append(listener)
         return lambda: self._listeners.remove(listener)
+
+    def subscribe_status(self, listener: Callable[[int, bool], None]) -> Callable[[], None]:
+        """Call ``listener(seat, online)`` when the node comes online or goes offline."""
+        self._status_listeners.append(listener)
+        return lambda: self._status_listeners.remove(listener)
 
     def set_light(self, node: int, state: LightState) -> None:
         """A device-layer light state as a ring command (BLINK shows as the pulsing ring)."""
@@ -414,6 +423,16 @@ class SeatNodeLinks:
 
     def subscribe(self, listener: Listener) -> Callable[[], None]:
         undo = [link.subscribe(listener) for link in self.links]
+
+        def unsubscribe() -> None:
+            for u in undo:
+                u()
+
+        return unsubscribe
+
+    def subscribe_status(self, listener: Callable[[int, bool], None]) -> Callable[[], None]:
+        """Call ``listener(seat, online)`` when any node comes online or goes offline."""
+        undo = [link.subscribe_status(listener) for link in self.links]
 
         def unsubscribe() -> None:
             for u in undo:

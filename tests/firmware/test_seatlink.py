@@ -178,6 +178,8 @@ async def test_a_shot_clock_counts_down_on_the_ring(t: Table) -> None:
 
 @table_test
 async def test_a_silent_node_goes_offline_after_missed_heartbeats_and_back(t: Table) -> None:
+    status: list[tuple[int, bool]] = []
+    t.link.subscribe_status(lambda seat, online: status.append((seat, online)))
     await t.run(50)
     t.writer.cut = True  # the cable is pulled
     got = await t.run(int(t.link.offline_after_ms) - 100)
@@ -192,6 +194,7 @@ async def test_a_silent_node_goes_offline_after_missed_heartbeats_and_back(t: Ta
     assert got == [NodeOnline(SEAT, FIRMWARE_VERSION, 1)]
     await t.run(1100)
     assert not t.node.ring.link_lost
+    assert status == [(SEAT, True), (SEAT, False), (SEAT, True)]  # hello, lost, back
 
 
 @table_test
