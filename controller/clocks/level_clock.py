@@ -131,6 +131,22 @@ class LevelClock:
             self._events.append(LevelClockResumed(math.ceil(self._remaining)))
         return self.poll(now)
 
+    def next_level(self, now: float) -> list[LevelEvent]:
+        """The floor moves the tournament on to the next level now, with its full time (a
+        break in progress ends). It applies from the next hand, like any level (LEVEL-1)."""
+        self._advance(now)
+        if self.phase is Phase.NOT_STARTED:
+            raise ClockError("the tournament clock has not started", "LEVEL-2")
+        if self.number >= len(self.structure.levels):
+            raise ClockError("this is the last level of the structure", "LEVEL-6")
+        if self.on_break:
+            self._events.append(BreakEnded(self.number, self.number + 1))
+        self._enter_level(self.number + 1, now)
+        if self._paused:  # a paused clock stays paused, with the new level's full time
+            self._remaining, self._end = self.level.seconds, math.inf
+        self._next_sync = self._sync_after(now)
+        return self.poll(now)
+
     def hand_started(self, now: float) -> Level:
         """The dealer pressed the shuffle key: the level in force now governs the hand
         (LEVEL-1). Raises during a break. Events it caused wait for the next ``poll``."""

@@ -101,7 +101,7 @@ class Held:
 def position_for(table: Table, seat: int | None, what: str) -> int | None:
     """The position acting for ``seat`` (the player to act if None), or None after
     rejecting the input."""
-    from .table import Stage
+    from .base import Stage
 
     hand = table.hand
     if hand is None or table.stage is not Stage.PLAYING:
@@ -143,7 +143,7 @@ def push(table: Table, chips: Pushed, *, seat: int | None = None,
 
 def apply_ruling(table: Table, ruling: Ruling, source: str) -> bool:
     """Carry out a ruling for the player to act: an action, a choice, or a question."""
-    from .table import CONTINUE, nothing
+    from .base import CONTINUE, nothing
 
     hand = table.hand
     assert hand is not None and hand.actor is not None
@@ -165,27 +165,46 @@ def apply_ruling(table: Table, ruling: Ruling, source: str) -> bool:
         kind = "floor" if ruling.floor else "pending"
         table.prompt(kind, ruling.reason, ruling.rule, seat, [(CONTINUE, nothing)])
         return True
+    action = ruling.action
+    if ruling.forfeited and isinstance(action, Fold):  # LIVE-2/7/10: the chips stay in
+        action = Fold(action.player, action.forfeit + ruling.forfeited)
     try:
-        hand.apply(ruling.action)
+        hand.apply(action)
     except RulesError as exc:
         return table.reject(exc.reason, exc.rule, source)
-    if ruling.forfeited:  # LIVE-2/7/10: chips put in stay in the pot though they fold
-        table.forfeits[position] = table.forfeits.get(position, 0) + ruling.forfeited
     accepted(table, position, source, ruling)
     return True
 
 
 def fold_from_muck(table: Table, position: int) -> None:
-    """LIVE-16: the hand touched the muck: folded (held if out of turn, LIVE-12)."""
+    """LIVE-16: the hand touched the muck: folded in turn, dead out of turn (an all-in
+    hand included: it can win nothing, LIVE-17)."""
     hand = table.hand
     assert hand is not None
-    assert table.reads is not None
-    if position == hand.actor:
+    if position == hand.actor and hand.phase is Phase.BETTING:
         hand.fold()
         accepted(table, position, "muck")
-    else:  # dead: it folds in turn, or gives up its claim at the showdown
-        table.reads.dead.add(table.seat_of(position))
-        table.emit(ActionHeld(table.hand_no, table.seat_of(position), "fold"))
+    else:
+        kill(table, position, "LIVE-16", "muck")
+
+
+def kill(table: Table, position: int, rule: str, source: str) -> bool:
+    """The hand at ``position`` is dead now, in turn or not (LIVE-17, DEAL-5, LIVE-16,
+    CLOCK-3): the engine logs it, its chips stay in the pot, the action moves on."""
+    hand = table.hand
+    assert hand is not None
+    try:
+        hand.kill(position, rule)
+    except RulesError as exc:
+        return table.reject(exc.reason, exc.rule, source)
+    table.emit(ActionAccepted(table.hand_no, table.seat_of(position), hand.log[-1], source,
+                              rule=rule))
+    table.held.pop(position, None)  # a dead hand's held action dies with it
+    if any(p.event.kind == "choice" and p.event.seat == table.seat_of(position)
+           for p in table.prompts):
+        table.prompts = [p for p in table.prompts if p.event.kind != "choice"]
+    advance(table)
+    return True
 
 
 def hold_out_of_turn(table: Table, position: int, chips: Pushed,
@@ -236,7 +255,7 @@ def advance(table: Table) -> None:
     actor = hand.actor
     if actor is not None and hand.phase is Phase.BETTING:
         seat = table.seat_of(actor)
-        if seat in table.reads.dead:  # DEAL-5, LIVE-16/17, BLIND-7: folds in turn
+        if seat in table.reads.dead:  # BLIND-7: a hand dealt to fold folds in turn
             hand.fold()
             accepted(table, actor, "auto")
             return

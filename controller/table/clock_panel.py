@@ -9,7 +9,9 @@
   (``PanelStyle.sounds``);
 - the seat's light blinks with the countdown (amber, then red) and is handed back to the
   table (``release_light``) when the player acts or the clock is cleared;
-- the blinds display shows the level, its blinds and ante, and the level's time left.
+- the blinds display shows the level, its blinds and ante, and the level's time left;
+  with ``time_only`` the table owns level, blinds, ante and button and the panel draws
+  only the time left (one owner per field; a frame is shown only when it changes).
 """
 
 from __future__ import annotations
@@ -85,8 +87,9 @@ class ClockPanel:
     def __init__(self, *, shot_clock: ShotClockDisplay, buzzer: Buzzer,
                  light: Callable[[int], SeatLight], blinds: BlindsDisplay | None = None,
                  release_light: Callable[[int], None] | None = None,
-                 style: PanelStyle | None = None) -> None:
+                 style: PanelStyle | None = None, time_only: bool = False) -> None:
         self.shot_clock = shot_clock
+        self.time_only = time_only
         self.buzzer = buzzer
         self.light = light
         self.blinds = blinds
@@ -142,11 +145,16 @@ class ClockPanel:
                 else:
                     self.light(seat).set(LightState.off())
             case LevelStarted(number, sb, bb, ante, bb_ante, seconds):
-                self._blinds(BlindsFrame(number, sb, bb, ante or bb_ante,
-                                         self._button(), seconds))
+                if self.time_only:
+                    self.level_time(seconds)
+                else:
+                    self._blinds(BlindsFrame(number, sb, bb, ante or bb_ante,
+                                             self._button(), seconds))
             case LevelTick(number, seconds, _):
                 frame = self.blinds.frame if self.blinds is not None else None
-                if frame is not None:
+                if self.time_only:
+                    self.level_time(seconds)
+                elif frame is not None:
                     self._blinds(replace(frame, level=number, seconds_left=seconds))
             case BreakStarted(_, seconds, _):
                 frame = self.blinds.frame if self.blinds is not None else None
@@ -156,6 +164,13 @@ class ClockPanel:
                 self.synced = synced
             case _:
                 pass  # BreakDue, ColourUpDue, BreakEnded, reconciling: nothing to show
+
+    def level_time(self, seconds: int | None) -> None:
+        """Only the level's time left on the blinds display (``time_only``): the frame
+        the table drew keeps its other fields, and an unchanged frame is not redrawn."""
+        frame = self.blinds.frame if self.blinds is not None else None
+        if frame is not None and frame.seconds_left != seconds:
+            self._blinds(replace(frame, seconds_left=seconds))
 
     def _show(self, seconds: int | str, colour: Colour, *, blink: bool = False) -> None:
         if isinstance(seconds, int):

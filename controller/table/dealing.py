@@ -28,7 +28,8 @@ class HandReads:
     board: list[Card] = field(default_factory=list)  # accepted by the engine
     pending: list[Card] = field(default_factory=list)  # read, street not complete yet
     extra: dict[int, list[Card]] = field(default_factory=dict)  # beyond per_seat (LIVE-17)
-    dead: set[int] = field(default_factory=set)  # seats whose hand is dead (DEAL-5, LIVE-17)
+    dead: set[int] = field(default_factory=set)  # seats dealt to fold in turn (BLIND-7)
+    kills: dict[int, str] = field(default_factory=dict)  # seat -> rule: dead at the deal's end
 
     def __post_init__(self) -> None:
         self.hole = {s: [] for s in self.dealt}

@@ -320,12 +320,59 @@ class LevelChanged:
     ante: int
 
 
+# ---------------------------------------------------------------- clocks
+@dataclass(frozen=True, slots=True)
+class ClockCall:
+    """The clock was called on the player at ``seat`` (CLOCK-1/2): ``seconds`` to decide,
+    then a ``countdown_s`` countdown; ``caller`` is the dealer or the floor."""
+
+    secret: ClassVar[bool] = False
+    hand_no: int
+    seat: int
+    seconds: float
+    countdown_s: int
+    caller: str
+    rule: str
+
+
+@dataclass(frozen=True, slots=True)
+class ExtensionTaken:
+    """The player at ``seat`` spent a time-bank extension chip: ``seconds`` more."""
+
+    secret: ClassVar[bool] = False
+    hand_no: int
+    seat: int
+    player: str
+    seconds: float
+    chips_left: int
+
+
+@dataclass(frozen=True, slots=True)
+class ClockRuled:
+    """The player's time ran out: ``ruling`` is ``check`` or ``fold`` (CLOCK-9, the live
+    shot clock's house rule) or ``dead_hand`` after a clock call (CLOCK-3)."""
+
+    secret: ClassVar[bool] = False
+    hand_no: int
+    seat: int
+    ruling: str
+    rule: str
+
+
+@dataclass(frozen=True, slots=True)
+class TablePaused:
+    """The floor stopped (``paused``) or restarted the table's clocks."""
+
+    secret: ClassVar[bool] = False
+    paused: bool
+
+
 TableEvent = (
     SeatTaken | SeatLeft | SatOut | CameBack | PlayerCheckedIn | WrongSeat | PresenceChanged
     | DeckEnrolled | DeckChecked | UnknownCard | HandStarted | HoleCardsDealt | CardBurned
     | BoardDealt | ActionAccepted | ActionHeld | ActionReleased | ActionsUndone
     | ActionCorrected | HandShown | PotAwarded | HandEnded | MisdealDeclared | Irregularity
-    | Rejected | LevelChanged
+    | Rejected | LevelChanged | ClockCall | ExtensionTaken | ClockRuled | TablePaused
 )
 
 Sink = Callable[[TableEvent], None]

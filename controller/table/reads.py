@@ -52,7 +52,7 @@ def card_left(table: Table, reader: str, uid: bytes) -> None:
 
 
 def card_arrived(table: Table, reader: str, uid: bytes) -> None:
-    from .table import Stage
+    from .base import Stage
 
     seat = table.player_reader.get(reader)
     if seat is not None:
@@ -88,7 +88,7 @@ def card_arrived(table: Table, reader: str, uid: bytes) -> None:
 
 
 def _misdeal_choice(table: Table) -> tuple[Choice, Callable[[], None]]:
-    from .table import MISDEAL
+    from .base import MISDEAL
 
     def misdeal() -> None:
         table.misdeal("the dealer chose a misdeal", "LIVE-25")
@@ -107,8 +107,8 @@ def _player_card(table: Table, seat: int, uid: bytes) -> None:
 
 
 def _deck(table: Table, uid: bytes) -> None:
+    from .base import Stage
     from .deck import DeckCount
-    from .table import Stage
 
     if table.stage is Stage.ENROLLING and table.enrolment is not None:
         why = table.enrolment.read(uid)
@@ -123,7 +123,7 @@ def _deck(table: Table, uid: bytes) -> None:
 
 # ---------------------------------------------------------------- seats
 def _at_seat(table: Table, seat: int, card: Card) -> None:
-    from .table import CONTINUE, Stage
+    from .base import CONTINUE, Stage
 
     r = table.reads
     assert r is not None
@@ -158,24 +158,31 @@ def _at_seat(table: Table, seat: int, card: Card) -> None:
         _deal_done(table)
 
 
-def _kill(table: Table, seat: int) -> Callable[[], None]:
-    from .table import Stage
+def _kill(table: Table, seat: int, rule: str = "LIVE-17") -> Callable[[], None]:
+    from . import betting
+    from .base import Stage
 
     def kill() -> None:
-        r = table.reads
-        if r is None:
+        r, hand = table.reads, table.hand
+        if r is None or hand is None:
             return
-        r.dead.add(seat)
-        if table.stage is Stage.DEALING and len(r.hole[seat]) >= r.per_seat and \
-                r.deal_complete:
-            _deal_done(table)
+        if table.stage is Stage.DEALING:  # the engine has no hands yet: dead at the deal's end
+            r.kills.setdefault(seat, rule)
+            if len(r.hole[seat]) >= r.per_seat and r.deal_complete:
+                _deal_done(table)
+            return
+        position = table.position_of(seat)
+        if position is not None and hand.can_kill(position, rule):
+            betting.kill(table, position, rule, "console")
 
     return kill
 
 
 def _deal_done(table: Table) -> None:
-    """The last card reached the button: the engine gets every hand (DEAL-5 checked)."""
-    from .table import Stage
+    """The last card reached the button: the engine gets every hand (DEAL-5 checked);
+    hands found dead during the deal are killed in the engine (LIVE-16/17)."""
+    from . import betting
+    from .base import Stage
 
     hand, r = table.hand, table.reads
     assert hand is not None and r is not None
@@ -186,20 +193,42 @@ def _deal_done(table: Table) -> None:
         table.emit(HoleCardsDealt(table.hand_no, seat, tuple(cards)))
     table.stage = Stage.PLAYING
     for seat in r.dealt:  # DEAL-5: at the seat when the last card reaches the button
-        if not table.roster[seat].present and seat not in r.dead:
-            r.dead.add(seat)
+        if not table.roster[seat].present and seat not in r.dead and seat not in r.kills:
+            r.kills[seat] = "DEAL-5"
             table.prompt("absent", f"seat {seat} was not at the table when the last card "
                          "reached the button: the hand is dead", "DEAL-5", seat,
                          [(KILL, _nothing),
                           (Choice("keep_hand", "the player was within reach of the chair",
                                   "DEAL-5"), _revive(table, seat))])
+    for seat, rule in r.kills.items():
+        at = table.position_of(seat)
+        if at is not None and table.hand is hand and hand.can_kill(at, rule):
+            betting.kill(table, at, rule, "auto")
     table.advance()
 
 
 def _revive(table: Table, seat: int) -> Callable[[], None]:
+    """The floor keeps the hand (DEAL-5): the dead-hand ruling is taken out of the log and
+    the hand replayed; refused if what followed no longer fits."""
+    from controller.rules.actions import Kill
+    from controller.rules.errors import RulesError
+    from controller.rules.hand import Hand
+
     def revive() -> None:
-        if table.reads is not None:
-            table.reads.dead.discard(seat)
+        hand = table.hand
+        position = table.position_of(seat)
+        if hand is None or position is None:
+            return
+        log = [a for a in hand.log if not (isinstance(a, Kill) and a.player == position)]
+        if len(log) == len(hand.log):
+            return
+        try:
+            table.hand = Hand.replay(hand.config, log, hand.profile)
+        except RulesError as exc:
+            table.reject(f"the hand cannot be revived: {exc.reason}; the floor corrects it",
+                         exc.rule, "keep_hand")
+            return
+        table.advance()
 
     return revive
 
@@ -216,7 +245,8 @@ def short_deal(table: Table, what: str) -> bool:
         rr = table.reads
         if rr is None or not rr.short():
             return
-        rr.dead.update(rr.short())
+        for seat in rr.short():
+            rr.kills.setdefault(seat, "LIVE-17")
         _deal_done(table)
 
     names = ", ".join(str(s) for s in short)
@@ -228,7 +258,7 @@ def short_deal(table: Table, what: str) -> bool:
 
 # ---------------------------------------------------------------- board
 def _at_board(table: Table, card: Card) -> None:
-    from .table import CONTINUE, Stage
+    from .base import CONTINUE, Stage
 
     hand, r = table.hand, table.reads
     assert hand is not None and r is not None
@@ -265,7 +295,7 @@ def _at_board(table: Table, card: Card) -> None:
 
 # ---------------------------------------------------------------- muck
 def _at_muck(table: Table, card: Card) -> None:
-    from .table import CONTINUE, Stage
+    from .base import CONTINUE, Stage
 
     hand, r = table.hand, table.reads
     assert hand is not None and r is not None
@@ -289,12 +319,16 @@ def _at_muck(table: Table, card: Card) -> None:
         return  # the rest of a folded hand
     if table.stage is Stage.DEALING:
         table.prompt("wrong_place", f"seat {seat}'s card went to the muck during the deal",
-                     "LIVE-16", seat, [(KILL, _kill(table, seat)), _misdeal_choice(table)])
+                     "LIVE-16", seat, [(KILL, _kill(table, seat, "LIVE-16")),
+                                       _misdeal_choice(table)])
         return
-    if hand.phase is Phase.SHOWDOWN:  # SHOW-10: mucked at the showdown
-        from . import showdown
+    if hand.phase is Phase.SHOWDOWN:  # SHOW-10: mucked in its turn to show
+        from . import betting, showdown
 
-        showdown.muck(table, seat, source="muck")
+        if hand.can_muck(position):
+            showdown.muck(table, seat, source="muck")
+        else:  # out of the showdown order (or bound to show): the hand is dead (LIVE-16)
+            betting.kill(table, position, "LIVE-16", "muck")
         return
     # LIVE-16: a hand that touches the muck is folded; out of turn, the fold binds
     # (LIVE-12); a player who cannot act any more (all-in) has a dead hand.

@@ -16,14 +16,22 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from controller.rules.actions import Action, BetRaise, Call, Check, DealBoard, DealHole, Fold
+from controller.rules.actions import (
+    Action,
+    BetRaise,
+    Call,
+    Check,
+    DealBoard,
+    DealHole,
+    Fold,
+    Kill,
+)
 from controller.rules.actions import Muck as MuckAction
 from controller.rules.actions import Show as ShowAction
 from controller.rules.config import Variant
 from controller.rules.errors import RulesError
 from controller.rules.evaluator import describe, evaluate, evaluate_omaha
 from controller.rules.hand import Hand, Phase
-from controller.rules.pots import split_pot
 
 from .events import (
     ActionAccepted,
@@ -42,19 +50,13 @@ _BETTING = (Fold, Check, Call, BetRaise, ShowAction, MuckAction)
 
 
 def follow_phase(table: Table) -> None:
-    """Move the table's stage with the engine's phase; dead hands give up at the showdown."""
-    from .table import Stage
+    """Move the table's stage with the engine's phase."""
+    from .base import Stage
 
-    hand, r = table.hand, table.reads
-    assert hand is not None and r is not None
-    if hand.phase is Phase.SHOWDOWN:
+    hand = table.hand
+    assert hand is not None
+    if hand.phase is Phase.SHOWDOWN:  # dead hands were killed in the engine (LIVE-17)
         table.stage = Stage.SHOWDOWN
-        nxt = hand.next_to_show
-        if nxt is not None and table.seat_of(nxt) in r.dead and hand.can_muck(nxt):
-            hand.muck(nxt)  # LIVE-17: a dead hand cannot win
-            _accepted(table, nxt, "auto")
-            follow_phase(table)
-            return
     elif hand.phase is Phase.COMPLETE:
         table.stage = Stage.AWARDING
     elif hand.phase in (Phase.BETTING, Phase.DEAL_BOARD):
@@ -80,7 +82,7 @@ def _strength_text(table: Table, cards: tuple[int, ...]) -> str:
 
 def show(table: Table, seat: int | None = None) -> bool:
     """The next hand in the showdown order is tabled, as read at its seat (SHOW-6)."""
-    from .table import Stage
+    from .base import Stage
 
     hand = table.hand
     if hand is None or table.stage is not Stage.SHOWDOWN:
@@ -101,7 +103,7 @@ def show(table: Table, seat: int | None = None) -> bool:
 
 def muck(table: Table, seat: int | None = None, source: str = "console") -> bool:
     """The next player in the showdown order gives up their claim (SHOW-10)."""
-    from .table import Stage
+    from .base import Stage
 
     hand = table.hand
     if hand is None or table.stage is not Stage.SHOWDOWN:
@@ -120,7 +122,7 @@ def muck(table: Table, seat: int | None = None, source: str = "console") -> bool
 
 def confirm(table: Table) -> bool:
     """The dealer pushes the next pot to its winners; after the last, the hand ends."""
-    from .table import Stage
+    from .base import Stage
 
     hand = table.hand
     if hand is None or table.stage is not Stage.AWARDING:
@@ -137,30 +139,18 @@ def confirm(table: Table) -> bool:
 
 
 def awards(table: Table) -> list[tuple[int, tuple[tuple[int, int], ...]]]:
-    """Each pot as (amount, ((seat, chips)...)), from ``Hand.awards``. Chips a folding
-    player left in the pot (LIVE-2/7/10) join the main pot, split by POT-5 like it."""
+    """Each pot as (amount, ((seat, chips)...)), from ``Hand.awards``: chips a folding
+    player left in the pot (LIVE-2/7/10) and dead hands' chips are in the engine's pots."""
     hand = table.hand
     assert hand is not None
-    out = [(a.amount, tuple((table.seat_of(p), c) for p, c in a.shares)) for a in hand.awards]
-    forfeited = sum(table.forfeits.values())
-    if forfeited and out:
-        amount, shares = out[0]
-        extra = split_pot(forfeited, [p for p, _ in hand.awards[0].shares], hand.config.unit,
-                          each=hand.profile.odd_unit_each)
-        more = {table.seat_of(p): c for p, c in extra.items()}
-        out[0] = (amount + forfeited, tuple((s, c + more.get(s, 0)) for s, c in shares))
-    return out
+    return [(a.amount, tuple((table.seat_of(p), c) for p, c in a.shares))
+            for a in hand.awards]
 
 
 def _end(table: Table, pots: list[tuple[int, tuple[tuple[int, int], ...]]]) -> None:
     hand, pos = table.hand, table.positions
     assert hand is not None and pos is not None
-    stacks = {seat: hand.stacks[i] - table.forfeits.get(i, 0)
-              for i, seat in enumerate(pos.dealt)}
-    if table.forfeits:  # the engine's payouts lack the forfeits: add their split
-        for seat, chips in pots[0][1]:
-            won = dict((table.seat_of(p), c) for p, c in hand.awards[0].shares)
-            stacks[seat] += chips - won.get(seat, 0)
+    stacks = {seat: hand.stacks[i] for i, seat in enumerate(pos.dealt)}
     table.roster.after_hand(pos, stacks)
     table.emit(HandEnded(table.hand_no, tuple((s.number, s.stack)
                                               for s in table.roster.occupied()), hand.rake))
@@ -170,10 +160,11 @@ def _end(table: Table, pots: list[tuple[int, tuple[tuple[int, int], ...]]]) -> N
 
 # ---------------------------------------------------------------- undo and corrections
 def _undoable(hand: Hand) -> int:
-    """How many actions can be taken back: those after the last card dealt."""
+    """How many actions can be taken back: those after the last card dealt and the
+    last dead hand (only the floor revives one)."""
     n = 0
     for action in reversed(hand.log):
-        if isinstance(action, DealHole | DealBoard):
+        if isinstance(action, DealHole | DealBoard | Kill):
             break
         n += 1
     return n
@@ -181,7 +172,7 @@ def _undoable(hand: Hand) -> int:
 
 def undo(table: Table, count: int, reason: str) -> bool:
     """Take back the last ``count`` actions of this street (before the next card)."""
-    from .table import Stage
+    from .base import Stage
 
     hand, r = table.hand, table.reads
     if hand is None or r is None or table.stage in (Stage.IDLE, Stage.DEALING):

@@ -7,23 +7,29 @@ and handles what came. Everything the table accepts goes to the injected ``sink`
 lights and the blinds display change only after.
 
 Card reads are routed by :mod:`controller.table.reads`; the showdown, pot awards, undo and
-corrections by :mod:`controller.table.showdown`.
+corrections by :mod:`controller.table.showdown`; seats and the deck by
+:mod:`controller.table.seating`; the shot clock, clock calls, extension chips and the level
+clock by :mod:`controller.table.timing`.
 """
 
 from __future__ import annotations
 
 import asyncio
-import functools
 import logging
+import time
 from collections.abc import Callable, Sequence
-from enum import StrEnum
+from enum import Enum
 from pathlib import Path
-from typing import TYPE_CHECKING, Concatenate, ParamSpec, TypeVar
+from typing import TYPE_CHECKING
 
+from controller.clocks.errors import ClockError
+from controller.clocks.runner import ClockRunner
+from controller.clocks.shot_clock import ShotClockConfig
+from controller.clocks.timebank import Caller, ExtensionChips
 from controller.devices.events import CardArrived, CardLeft, DeviceEvent, KeyPressed
 from controller.devices.interfaces import BEEP_ERROR, BlindsFrame, Clock
 from controller.rules.button import Positions, first_hand, initial_button, next_hand
-from controller.rules.cards import DECK, Card
+from controller.rules.cards import Card
 from controller.rules.config import HOLE_CARDS, LIVE_CASH, RulesProfile, Variant
 from controller.rules.errors import RulesError
 from controller.rules.hand import Hand
@@ -31,84 +37,45 @@ from controller.rules.live import Decision, Declaration, Word
 from controller.rules.rake import RakePolicy
 
 from . import betting, reads, showdown
+from .base import CONTINUE, MISDEAL, Prompt, Stage, console, nothing
 from .betting import Held, Pushed
+from .clock_panel import PanelStyle
 from .dealing import HandReads
 from .deck import DeckCount, DeckMap, Enrolment
 from .events import (
-    CameBack,
     Choice,
-    DeckChecked,
-    DeckEnrolled,
     HandStarted,
     Irregularity,
     LevelChanged,
     MisdealDeclared,
     Rejected,
-    SatOut,
-    SeatLeft,
-    SeatTaken,
     Sink,
     TableEvent,
     is_secret,
 )
-from .lights import Level, SeatLights, blinds_frame, light_plan
-from .seats import Roster, SeatError
+from .lights import Level, SeatLights, light_plan
+from .seating import SeatsAndDeck
+from .seats import Roster
+from .timing import TableClocks
 
 if TYPE_CHECKING:  # the table is handed its hardware; it never builds it (DESIGN rooms)
+    from controller.clocks.events import ClockEvent
     from controller.devices.hardware import TableHardware
+
+
+class Keep(Enum):
+    """``refresh_blinds``: keep the time the display shows."""
+
+    KEEP = "keep"
+
+
+KEEP = Keep.KEEP
+
+__all__ = ["CONTINUE", "MISDEAL", "Prompt", "Stage", "Table", "console", "nothing"]
 
 log = logging.getLogger("pitboss.table")
 
-MISDEAL = Choice("misdeal", "declare a misdeal: gather, reshuffle, deal again", "LIVE-25")
-CONTINUE = Choice("continue", "carry on: the dealer puts it right", None)
-
-
-P = ParamSpec("P")
-R = TypeVar("R")
-
-
-def console(method: Callable[Concatenate[Table, P], R]) -> Callable[Concatenate[Table, P], R]:
-    """A dealer or floor input: once it is handled (and journaled), the displays follow."""
-
-    def run(self: Table, /, *args: P.args, **kwargs: P.kwargs) -> R:
-        self._depth += 1
-        try:
-            return method(self, *args, **kwargs)
-        finally:
-            self._depth -= 1
-            if not self._depth and not self._quiet:
-                self.refresh()
-
-    functools.update_wrapper(run, method)
-    return run
-
-
-class Stage(StrEnum):
-    """Where the table is, from the dealer's point of view."""
-
-    IDLE = "idle"  # between hands: seats change, the deck is counted or enrolled
-    ENROLLING = "enrolling"  # a new deck is read card by card at the deck reader
-    DEALING = "dealing"  # hole cards going out
-    PLAYING = "playing"  # betting rounds and board cards
-    SHOWDOWN = "showdown"
-    AWARDING = "awarding"  # pots wait for the dealer's confirmation
-
-
-def nothing() -> None:
-    """A choice that needs nothing from the table: the dealer puts it right by hand."""
-
-
-class Prompt:
-    """An open irregularity and what each of its choices does."""
-
-    __slots__ = ("actions", "event")
-
-    def __init__(self, event: Irregularity, actions: dict[str, Callable[[], None]]) -> None:
-        self.event = event
-        self.actions = actions
-
-
-class Table:
+class Table(SeatsAndDeck):
     """One live table on its hardware."""
 
     def __init__(
@@ -124,7 +91,12 @@ class Table:
         tournament: bool = False,
         rake: RakePolicy | None = None,
         clock: Clock | None = None,
+        shot_clock: ShotClockConfig | None = ShotClockConfig(),  # noqa: B008 (frozen)
+        extensions: ExtensionChips | None = None,
+        clock_style: PanelStyle | None = None,
     ) -> None:
+        """``shot_clock=None``: no shot clock (nor clock calls); ``extensions``: the
+        players' time-bank extension chips; timed ``levels`` run on a level clock."""
         if not levels:
             raise ValueError("a table needs at least one blind level")
         self.hardware = hardware
@@ -148,12 +120,11 @@ class Table:
         self.positions: Positions | None = None
         self.reads: HandReads | None = None
         self.held: dict[int, Held] = {}  # by position, out of turn (LIVE-12)
-        self.forfeits: dict[int, int] = {}  # by position: chips left in the pot on a fold
         self.prompts: list[Prompt] = []
         self.awarded = 0  # pots confirmed so far in AWARDING
         self.level_no = 1
-        self.level_started = self.clock()
         self.hand_level: Level = self.levels[0]
+        self.hand_level_no = 1
         self.button: int | None = None  # the first hand's button (BTN-1, BTN-4 draw)
         self.previous: Positions | None = None
         self.redeal: Positions | None = None  # after a misdeal: the same positions again
@@ -165,12 +136,14 @@ class Table:
         self.board_readers = frozenset(r.name for r in hardware.profile.board)
         self.muck_reader = hardware.profile.muck.name
         self.deck_reader = hardware.profile.deck.name
-        self._shown_blinds: BlindsFrame | None = None
         self._depth = 0  # console calls under way (the displays follow the outermost)
         self._quiet = False  # pump(): one refresh after the whole batch
         self._changed = True  # something the lights show may have changed
         self._lit: tuple[object, ...] = ()  # what the lights were last told to show
+        self.clocks = TableClocks(self, shot_clock=shot_clock, extensions=extensions,
+                                  style=clock_style)
         self.refresh()
+        self.clocks.start()
 
     # ================================================================ plumbing
     def emit(self, event: TableEvent) -> None:
@@ -215,12 +188,23 @@ class Table:
         return len(events)
 
     async def run(self, *, tick_s: float = 0.25) -> None:
-        """Handle the hardware's events as they come, and keep the level clock and its
-        display ticking, on the running loop until cancelled. Run ``hardware.run()``
-        alongside: it scans the readers."""
+        """Handle the hardware's events as they come and keep the clocks running, on the
+        running loop until cancelled. Run ``hardware.run()`` alongside: it scans the
+        readers. On the loop's own clock (``time.monotonic``) a
+        :class:`~controller.clocks.runner.ClockRunner` wakes the clocks at their deadlines;
+        on another clock (the mock's virtual time) they are polled every ``tick_s``."""
         async with asyncio.TaskGroup() as tg:
             tg.create_task(self._consume(), name="table-events")
+            loop = asyncio.get_running_loop()
+            if self.clock is time.monotonic or self.clock == loop.time:
+                runner = ClockRunner(self.clocks.clocks(), self._clock_event)
+                self.clocks.kick = runner.kick
+                tg.create_task(runner.run(), name="table-clocks")
             tg.create_task(self._ticker(tick_s), name="table-tick")
+
+    def _clock_event(self, event: ClockEvent) -> None:
+        self.clocks.deliver(event)
+        self.refresh()
 
     async def _consume(self) -> None:
         async for event in self.hardware.events():
@@ -235,6 +219,7 @@ class Table:
         """One device event; the displays follow unless ``refresh`` is False."""
         self._quiet = not refresh
         try:
+            self.clocks.poll()  # time ran out before this input: the clock ruled first
             if isinstance(event, CardArrived):
                 reads.card_arrived(self, event.reader, event.uid)
             elif isinstance(event, CardLeft):
@@ -251,8 +236,8 @@ class Table:
     @console
     def key(self, name: str) -> None:
         """A console key: ``deal`` starts a hand, shows the next hand or confirms a pot;
-        ``undo`` takes back the last action; ``misdeal``; ``next_level``. ``pause`` and
-        ``call_clock`` belong to the clocks and are not handled here."""
+        ``undo`` takes back the last action; ``misdeal``; ``next_level``; ``pause``
+        stops or restarts the clocks; ``call_clock`` calls the clock on the player to act."""
         if name == "deal":
             if self.stage is Stage.IDLE:
                 self.start_hand()
@@ -268,99 +253,10 @@ class Table:
             self.resolve("misdeal")
         elif name == "next_level":
             self.next_level()
-
-    # ================================================================ seats
-    def _between_hands(self, what: str) -> bool:
-        if self.stage not in (Stage.IDLE, Stage.ENROLLING):
-            return self.reject(f"{what} waits until the hand is over", None, "seats")
-        return True
-
-    @console
-    def take_seat(self, seat: int, player: str, stack: int) -> bool:
-        if not self._between_hands("taking a seat"):
-            return False
-        try:
-            self.roster.take(seat, player, stack)
-        except SeatError as exc:
-            return self.reject(str(exc), None, "seats")
-        self.emit(SeatTaken(seat, player, stack))
-        return True
-
-    @console
-    def leave_seat(self, seat: int) -> bool:
-        if not self._between_hands("leaving"):
-            return False
-        try:
-            left = self.roster.leave(seat)
-        except SeatError as exc:
-            return self.reject(str(exc), None, "seats")
-        self.emit(SeatLeft(seat, left.player, left.stack))
-        return True
-
-    @console
-    def sit_out(self, seat: int) -> bool:
-        try:
-            self.roster.sit_out(seat)
-        except SeatError as exc:
-            return self.reject(str(exc), None, "seats")
-        self.emit(SatOut(seat))
-        return True
-
-    @console
-    def come_back(self, seat: int) -> bool:
-        try:
-            self.roster.come_back(seat)
-        except SeatError as exc:
-            return self.reject(str(exc), None, "seats")
-        self.emit(CameBack(seat))
-        return True
-
-    def assign(self, card_uid: bytes, player: str, seat: int) -> bool:
-        """The floor's seat assignment, checked when the player card is read."""
-        try:
-            self.roster.assign(card_uid, player, seat)
-        except SeatError as exc:
-            return self.reject(str(exc), None, "seats")
-        return True
-
-    # ================================================================ deck
-    @console
-    def begin_enrolment(self, order: Sequence[int] | None = None) -> bool:
-        """Read a new deck at the deck reader one card at a time: 2c 2d 2h 2s 3c ... As,
-        or in the ``order`` the dealer states."""
-        if not self._between_hands("enrolling a deck"):
-            return False
-        try:
-            self.enrolment = Enrolment(self.deck.version if self.deck else 0,
-                                       DECK if order is None else order)
-        except ValueError as exc:
-            return self.reject(str(exc), "CARD-1", "deck")
-        self.stage = Stage.ENROLLING
-        return True
-
-    @console
-    def finish_enrolment(self) -> bool:
-        if self.enrolment is None:
-            return self.reject("no deck is being enrolled", None, "deck")
-        try:
-            deck = self.enrolment.finish()
-        except ValueError as exc:
-            return self.reject(str(exc), "CARD-1", "deck")
-        if self.deck_path is not None:
-            deck.save(self.deck_path)
-        self.deck = deck
-        self.enrolment = None
-        self.stage = Stage.IDLE
-        self.emit(DeckEnrolled(deck.version, deck.digest))
-        return True
-
-    def _finish_count(self) -> None:
-        if self.count is None or not self.count.reads:
-            self.count = None
-            return
-        complete, missing, twice, unknown = self.count.result()
-        self.count = None
-        self.emit(DeckChecked(complete, missing, twice, unknown))
+        elif name == "pause":
+            self.pause(not self.clocks.paused)
+        elif name == "call_clock":
+            self.call_clock()
 
     # ================================================================ levels
     @property
@@ -369,25 +265,56 @@ class Table:
 
     @console
     def next_level(self) -> None:
+        """The floor moves the level on; it applies from the next hand (LEVEL-1)."""
+        if self.clocks.level is not None:
+            try:
+                self.clocks.next_level()
+            except ClockError as exc:
+                self.reject(exc.reason, exc.rule, "next_level")
+            return
         if self.level_no >= len(self.levels):
-            self.reject("this is the last level of the structure", None, "next_level")
+            self.reject("this is the last level of the structure", "LEVEL-6", "next_level")
             return
         self.level_no += 1
-        self.level_started = self.clock()
         lv = self.level
         self.emit(LevelChanged(self.level_no, lv.small_blind, lv.big_blind, lv.ante))
 
     def seconds_left(self) -> float | None:
-        seconds = self.level.seconds
-        return None if seconds is None else seconds - (self.clock() - self.level_started)
+        """The level's time left on the level clock (None: levels are not timed)."""
+        return self.clocks.seconds_left()
 
     def tick(self) -> None:
-        """Move the level on when its time is up (a hand keeps the level it began in:
-        DEAL-4), then refresh the displays."""
-        left = self.seconds_left()
-        if left is not None and left <= 0 and self.level_no < len(self.levels):
-            self.next_level()
+        """Let the clocks report what happened up to now (levels move on, the shot clock
+        counts down and rules), then refresh the displays."""
+        self.clocks.poll()
         self.refresh()
+
+    # ================================================================ clocks
+    @console
+    def call_clock(self, seat: int | None = None, *, caller: str = "dealer") -> bool:
+        """The clock is called on the player to act (``seat`` checks who; CLOCK-1/2);
+        ``caller`` is ``dealer`` (the console key) or ``floor`` (through the host)."""
+        try:
+            who = Caller(caller)
+        except ValueError:
+            return self.reject(f"{caller!r} cannot call the clock here: dealer or floor",
+                               "CLOCK-2", "call_clock")
+        return self.clocks.call_clock(seat, who)
+
+    @console
+    def use_extension(self, seat: int) -> bool:
+        """The player at ``seat``, on the clock, spends a time-bank extension chip."""
+        return self.clocks.use_extension(seat)
+
+    @console
+    def pause(self, paused: bool = True) -> bool:
+        """The floor stops (or restarts) the table's clocks."""
+        return self.clocks.set_paused(paused)
+
+    @console
+    def all_in_count(self, counting: bool = True) -> None:
+        """The dealer counts an all-in: the player's clock stops until the count is done."""
+        self.clocks.set_counting(counting)
 
     # ================================================================ hand start
     @console
@@ -399,7 +326,11 @@ class Table:
             return self.reject("no deck is enrolled: enrol one at the deck reader", "CARD-1",
                                "deal")
         self._finish_count()
-        level = self.level
+        try:  # LEVEL-1: the level in force at the deal key governs the hand
+            number = self.clocks.hand_started() or self.level_no
+        except ClockError as exc:
+            return self.reject(exc.reason, exc.rule, "deal")
+        level = self.levels[min(number, len(self.levels)) - 1]
         ante = level.ante if self.tournament else 0
         try:
             positions = self._next_positions()
@@ -409,14 +340,15 @@ class Table:
                                            rake=self.rake)
             hand = Hand(config, self.profile)
         except RulesError as exc:
+            self.clocks.hand_over()
             return self.reject(exc.reason, exc.rule, "deal")
         self.redeal = None
         self.hand_no += 1
         self.hand, self.positions, self.hand_level = hand, positions, level
+        self.hand_level_no = number
         self.reads = HandReads(positions.dealt, HOLE_CARDS[self.variant])
         self.reads.dead.update(positions.auto_fold)
         self.held.clear()
-        self.forfeits.clear()
         self.prompts.clear()
         self.awarded = 0
         self.stage = Stage.DEALING
@@ -534,11 +466,11 @@ class Table:
         return True
 
     def _clear_hand(self) -> None:
+        self.clocks.hand_over()
         self.hand = None
         self.positions = None
         self.reads = None
         self.held.clear()
-        self.forfeits.clear()
         self.prompts.clear()
         self.stage = Stage.IDLE
 
@@ -565,22 +497,38 @@ class Table:
 
     # ================================================================ displays
     def refresh(self) -> None:
-        """Lights and the blinds display from the state (after the journal has it)."""
+        """The clocks follow the hand, then the lights and the blinds display show the
+        state (after the journal has it)."""
+        self.clocks.sync()
         if self._changed:
             self._changed = False
             self._show_lights()
+        self.refresh_blinds()
+
+    def refresh_blinds(self, seconds_left: int | Keep | None = KEEP) -> None:
+        """The blinds display's level, blinds, ante and button are the table's (the hand's
+        level while a hand is played: LEVEL-1); the level's time is the clock panel's, kept
+        as shown unless the level clock hands over ``seconds_left`` with a new level."""
         pos = self.positions
-        level = self.hand_level if self.hand is not None else self.level
+        number, level = ((self.hand_level_no, self.hand_level) if self.hand is not None
+                         else (self.level_no, self.level))
         button = pos.button if pos is not None else (
             self.previous.button if self.previous is not None else self.button)
-        frame = blinds_frame(self.level_no, level, button, self.seconds_left())
-        if frame != self._shown_blinds:
+        shown = self.hardware.blinds.frame
+        left = shown.seconds_left if shown is not None and self.clocks.level else None
+        if not isinstance(seconds_left, Keep):
+            left = seconds_left
+        frame = BlindsFrame(number, level.small_blind, level.big_blind, level.ante, button,
+                            left)
+        if frame != shown:
             self.hardware.blinds.show(frame)
-            self._shown_blinds = frame
 
     def release_light(self, seat: int) -> None:
         """Another part (the clocks' panel) lit ``seat`` and hands it back: the next
-        refresh shows the table's state on it again."""
+        refresh shows the table's state on it again (nothing to do if it shows it still)."""
+        light = self.lights.lights.get(seat)
+        if light is not None and light.state == self.lights.shown.get(seat):
+            return
         self.lights.shown.pop(seat, None)
         self._lit = ()
         self._changed = True

@@ -22,6 +22,7 @@ from collections import Counter, deque
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
+from controller.clocks.shot_clock import ShotClockConfig
 from controller.devices.mock import MockTable
 from controller.devices.profile import load_profile
 from controller.rules.config import LIVE_CASH, LIVE_TOURNAMENT, RulesProfile, Variant
@@ -74,7 +75,10 @@ class VirtualTable:
         keep_events: int = 2_000,
         pace: float = 0.0,
         fold_to_muck: float = 0.5,
+        shot_clock: ShotClockConfig | None = None,
     ) -> None:
+        """``shot_clock``: the table's shot clock (None: none, the default for throughput;
+        bots act at once, so with ``pace`` below its time it never runs out)."""
         self.rng = rng or random.Random(seed)
         self.hardware = MockTable(load_profile(profile))
         if players > len(self.hardware.lights) or players < 2:
@@ -91,7 +95,7 @@ class VirtualTable:
             self.hardware, sink=self._sink,
             levels=levels, deck=DeckMap.from_order(self.uids),
             profile=rules or (LIVE_TOURNAMENT if tournament else LIVE_CASH),
-            variant=variant, tournament=tournament, rake=rake)
+            variant=variant, tournament=tournament, rake=rake, shot_clock=shot_clock)
         self.players = players
         self.stack = stack
         self.tournament = tournament

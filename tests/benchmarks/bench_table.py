@@ -27,6 +27,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
+from controller.clocks.shot_clock import ShotClockConfig
 from controller.devices.events import CardArrived, DeviceEvent
 from controller.devices.mock import MockTable
 from controller.devices.profile import load_profile
@@ -48,8 +49,8 @@ def rss_mb() -> float:
     return float("nan")
 
 
-def hands_per_second(hands: int) -> None:
-    vt = VirtualTable(players=6, seed=1)
+def hands_per_second(hands: int, shot_clock: ShotClockConfig | None = None) -> None:
+    vt = VirtualTable(players=6, seed=1, shot_clock=shot_clock)
     display = vt.hardware.blinds
     shown = display.show
     spent = [0.0, 0]
@@ -67,7 +68,9 @@ def hands_per_second(hands: int) -> None:
     summary = vt.play_hands(hands)
     cpu = time.process_time() - cpu0
     share = spent[0] / summary.seconds
-    print(f"1. virtual table, 6 players, full loop: {summary.hands_per_second:,.0f} hands/s "
+    clock = "no shot clock" if shot_clock is None else f"shot clock {shot_clock.action_s:g} s"
+    print(f"1. virtual table, 6 players, full loop, {clock}: "
+          f"{summary.hands_per_second:,.0f} hands/s "
           f"({hands} hands, {summary.virtual_seconds / hands:.1f} virtual s per hand; "
           f"budget >= {BUDGET_HANDS_S})")
     print(f"   on CPU time (what a core gives when not shared): {hands / cpu:,.0f} hands/s")
@@ -146,6 +149,7 @@ def main(argv: list[str] | None = None) -> int:
     load = os.getloadavg()[0]
     print(f"load average {load:.2f} on {os.cpu_count()} cores")
     hands_per_second(args.hands)
+    hands_per_second(args.hands, ShotClockConfig())  # the clock starts and stops each action
     extra = asyncio.run(card_to_display(args.rounds))
     extra.sort()
     p99 = extra[min(len(extra) - 1, int(len(extra) * 0.99))]

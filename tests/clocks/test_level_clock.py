@@ -234,3 +234,33 @@ def test_no_drift_however_late_the_clock_is_polled(gaps: list[float]) -> None:
     else:
         past = sum(1 for b in boundaries if b <= now)
         assert late.level.number == [1, 2, 2, 3, 4, 4][past]
+
+
+def test_the_floor_moves_the_level_on_with_its_full_time() -> None:
+    clock = LevelClock(structure(ROWS, level_minutes=20,
+                                 breaks=(Break(2, 600),)))
+    clock.start(T0)
+    events = clock.next_level(T0 + 100)
+    assert [e for e in events if isinstance(e, LevelStarted)] == [
+        LevelStarted(2, 50, 100, 0, 0, 1200)]
+    assert clock.seconds_left(T0 + 100) == 1200
+    run(clock, T0 + 100 + 1200)  # level 2 ends: the break after it
+    assert clock.phase is Phase.BREAK
+    events = clock.next_level(T0 + 1400)  # the floor cuts the break short
+    assert BreakEnded(2, 3) in events
+    assert clock.number == 3 and clock.phase is Phase.LEVEL
+    clock.next_level(T0 + 1500)
+    with pytest.raises(ClockError) as err:  # LEVEL-6: the last level stays
+        clock.next_level(T0 + 1600)
+    assert err.value.rule == "LEVEL-6"
+
+
+def test_next_level_on_a_paused_clock_stays_paused_with_the_full_time() -> None:
+    clock = LevelClock(structure(ROWS, level_minutes=20))
+    clock.start(T0)
+    clock.pause(T0 + 10)
+    clock.next_level(T0 + 20)
+    assert clock.paused and clock.number == 2
+    assert clock.seconds_left(T0 + 500) == 1200
+    with pytest.raises(ClockError):
+        LevelClock(structure(ROWS, level_minutes=20)).next_level(T0)

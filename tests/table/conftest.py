@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
 
@@ -82,11 +83,12 @@ class Rig:
 
     def __init__(self, *, seats: dict[int, int], button: int, profile: RulesProfile = LIVE_CASH,
                  levels: tuple[Level, ...] = (Level(5, 10),), tournament: bool = False,
-                 variant: Variant = Variant.NT, deck: DeckMap | None = DECKMAP) -> None:
+                 variant: Variant = Variant.NT, deck: DeckMap | None = DECKMAP,
+                 **table: Any) -> None:
         self.hw = MockTable(load_profile("virtual"))
         self.events: list[TableEvent] = []
         self.table = Table(self.hw, sink=self.events.append, levels=levels, deck=deck,
-                           profile=profile, tournament=tournament, variant=variant)
+                           profile=profile, tournament=tournament, variant=variant, **table)
         for seat, stack in seats.items():
             self.table.take_seat(seat, f"player{seat}", stack)
         self.table.set_button(button)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from controller.rules.actions import BetRaise, Call, Fold
+from controller.rules.actions import BetRaise, Call, Fold, Kill
 from controller.rules.config import LIVE_TOURNAMENT
 from controller.table.events import (
     ActionAccepted,
@@ -106,15 +106,17 @@ def test_live_16_hand_at_the_muck_folds_the_player_to_act(rig3: Rig) -> None:
     assert len(rig3.of(ActionAccepted)) == 1  # the second card of the hand is no new fold
 
 
-def test_live_16_hand_at_the_muck_out_of_turn_is_dead_and_folds_in_turn(rig3: Rig) -> None:
+def test_live_16_hand_at_the_muck_out_of_turn_is_dead_at_once(rig3: Rig) -> None:
     t = dealt(rig3).table
-    rig3.dealer.muck_hand(1)
-    assert isinstance(rig3.last(ActionHeld), ActionHeld)
-    t.call()  # the button
-    accepted = rig3.last(ActionAccepted)
-    assert isinstance(accepted, ActionAccepted)
-    assert accepted.seat == 1 and isinstance(accepted.action, Fold)
-    assert accepted.source == "auto"
+    rig3.dealer.muck_hand(1)  # the small blind, before the button acted
+    killed = rig3.last(ActionAccepted)
+    assert isinstance(killed, ActionAccepted)
+    assert killed.seat == 1 and killed.action == Kill(0, "LIVE-16")
+    assert killed.source == "muck"
+    assert rig3.seat_to_act() == 5  # the button still acts first
+    t.call()  # the button; the dead small blind is skipped: the big blind is next
+    assert rig3.seat_to_act() == 3
+    assert [a.seat for a in rig3.of(ActionAccepted)] == [1, 5]
 
 
 def test_live_3_a_declared_raise_below_the_minimum_is_brought_up_to_it(rig3: Rig) -> None:
