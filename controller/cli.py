@@ -14,6 +14,8 @@ from pathlib import Path
 # subcommand -> (module, help). Nested groups ("bench engine") resolve one level deeper.
 COMMANDS: dict[str, tuple[str, str]] = {
     "replay": ("controller.replay_command", "replay PHH hand histories through the engine"),
+    "table": ("controller.app", "the table controller: 'pitboss table run --profile virtual "
+              "--table T1 --broker localhost:1883 --db PATH'"),
     "bridge": ("host_bridge.cli", "the floor's host bridge: 'pitboss bridge run [--config F]'"),
     "firmware deploy": ("controller.firmware_deploy", "install the seat-node firmware on a "
                         "board with mpremote"),

@@ -28,6 +28,7 @@ from pathlib import Path
 from controller.sync.errors import JournalError, MessageRejected
 from controller.sync.ledger import LedgerEvent, fold
 from controller.sync.messages import (
+    BurnedCard,
     EventMessage,
     HandVoided,
     HoleCardsDealt,
@@ -144,11 +145,10 @@ class Journal:
             seq += 1
             secure: bytes | None = None
             public_event: LedgerEvent
-            if isinstance(event, HoleCardsDealt):
+            if isinstance(event, HoleCardsDealt | BurnedCard):  # secret: split it
                 public_event = event.public()
-                secure = SecureCards(table=self.table, boot=self.boot, seq=seq, ts=ts,
-                                     hand_no=event.hand_no, player=event.player,
-                                     cards=event.cards).to_wire()
+                secure = SecureCards.of(event, table=self.table, boot=self.boot, seq=seq,
+                                        ts=ts).to_wire()
             else:
                 public_event = event
             state = fold(state, public_event)

@@ -4,6 +4,15 @@
 stacks as of the last hand settled, the blind level, pause, hand-for-hand, and whether a
 hand is in progress with the stacks it started from (CRASH-1 rolls back to those).
 
+The hand in progress is its log (``PublicState.hand_log``: the engine's log in public, a
+``hole_dealt``, ``board`` or ``action`` per engine action, deals included). The journal is
+append-only, so an undo or a correction is an event of its own and the log is rebuilt:
+``actions_undone`` drops the last entries, which must be the actions it names (newest
+first); ``action_corrected`` replaces entry ``index``, which must be ``old``. A host
+rebuilds the hand's betting state by replaying ``HandStarted.config`` with that log
+(:meth:`~controller.sync.events.GameSetup.config`, ``Hand.replay``). A misdeal or a void
+puts every stack back to the start and marks the layout for a redeal (LIVE-25).
+
 :class:`SeatingControls` is a reference :class:`~controller.sync.commands.CommandTable`
 over that state: it checks each host command against it and answers with the events
 that carry it out. The live table (``controller/table``) will bring its own, richer one.
@@ -16,31 +25,46 @@ from collections.abc import Callable
 from controller.sync.errors import CommandRefused, JournalError
 from controller.sync.messages import (
     ActionAccepted,
+    ActionCorrected,
+    ActionHeld,
+    ActionsUndone,
     BoardDealt,
     CallClock,
+    CardBurned,
     CloseTable,
     Command,
+    DeckReport,
     HandEnded,
     HandForHand,
+    HandLayout,
+    HandShown,
     HandStarted,
     HandVoided,
     HoleDealt,
+    Irregularity,
+    MisdealDeclared,
     MovePlayer,
     Pause,
+    PlayerCheckedIn,
     PotAwarded,
+    PublicEvent,
     PublicState,
     RemovePlayer,
     Resume,
     ScheduleColourUp,
     SeatPlayer,
+    SeatPresence,
     SeatView,
     SetLevel,
+    ShotClockReport,
+    StackAdjusted,
     TableChanged,
 )
 
-HandEvent = HandStarted | HoleDealt | ActionAccepted | BoardDealt | PotAwarded | HandEnded \
-    | HandVoided
-LedgerEvent = HandEvent | TableChanged
+HandEvent = HandStarted | HoleDealt | ActionAccepted | BoardDealt | CardBurned \
+    | ActionsUndone | ActionCorrected | ActionHeld | HandShown | PotAwarded | HandEnded \
+    | HandVoided | MisdealDeclared
+LedgerEvent = PublicEvent
 
 
 def _seat_stacks(state: PublicState) -> dict[int, SeatView]:
@@ -61,7 +85,35 @@ def _settle(state: PublicState, stacks: tuple[int, ...]) -> PublicState:
         seats[seat] = seats[seat].model_copy(update={"stack": stack})
     return state.model_copy(update={
         "seats": tuple(seats[k] for k in sorted(seats)), "hand_in_progress": False,
-        "start_stacks": (), "hand_seats": (), "clock_on_seat": None})
+        "start_stacks": (), "hand_seats": (), "clock_on_seat": None, "hand_log": ()})
+
+
+def _void(state: PublicState, hand_no: int, stacks: tuple[int, ...], what: str) -> PublicState:
+    _in_hand(state, hand_no, what)
+    if stacks != state.start_stacks:  # CRASH-1, LIVE-25: back to the starting stacks
+        raise JournalError(f"a {what} must restore {state.start_stacks}, not {stacks}")
+    return _settle(state, stacks).model_copy(update={"redeal": True})
+
+
+def _undo(state: PublicState, event: ActionsUndone) -> PublicState:
+    log = state.hand_log
+    n = len(event.actions)
+    tail = log[len(log) - n:][::-1] if n <= len(log) else ()
+    if len(tail) != n or any(not isinstance(e, ActionAccepted) or e.move() != a.move()
+                             for e, a in zip(tail, event.actions, strict=True)):
+        raise JournalError(f"hand {event.hand_no}: the undone actions are not the last "
+                           f"{n} of its log")
+    return state.model_copy(update={"hand_log": log[:len(log) - n]})
+
+
+def _correct(state: PublicState, event: ActionCorrected) -> PublicState:
+    log = state.hand_log
+    entry = log[event.index] if event.index < len(log) else None
+    if not isinstance(entry, ActionAccepted) or entry.move() != event.old.move():
+        raise JournalError(f"hand {event.hand_no}: log entry {event.index} is not the "
+                           "corrected action")
+    return state.model_copy(update={
+        "hand_log": (*log[:event.index], event.new, *log[event.index + 1:])})
 
 
 def _fold_hand(state: PublicState, event: HandEvent) -> PublicState:
@@ -79,9 +131,13 @@ def _fold_hand(state: PublicState, event: HandEvent) -> PublicState:
             if seat not in seats or seats[seat].stack != stack:
                 raise JournalError(f"seat {seat} starts hand {event.hand_no} with {stack}, "
                                    f"but the table has {seats.get(seat)}")
+        layout = None if event.button is None or event.big_blind_seat is None else HandLayout(
+            button=event.button, small_blind=event.small_blind_seat,
+            big_blind=event.big_blind_seat, seats=event.seats)
         return state.model_copy(update={
-            "hand_no": event.hand_no, "hand_in_progress": True,
-            "start_stacks": event.stacks, "hand_seats": event.seats})
+            "hand_no": event.hand_no, "hand_in_progress": True, "hand_log": (),
+            "start_stacks": event.stacks, "hand_seats": event.seats, "layout": layout,
+            "redeal": False})
     if isinstance(event, HandEnded):
         _in_hand(state, event.hand_no, "hand end")
         if sum(event.stacks) + event.rake != sum(state.start_stacks):
@@ -89,12 +145,30 @@ def _fold_hand(state: PublicState, event: HandEvent) -> PublicState:
                                f"{event.rake} rake, but started with {sum(state.start_stacks)}")
         return _settle(state, event.stacks)
     if isinstance(event, HandVoided):
-        _in_hand(state, event.hand_no, "void")
-        if event.stacks != state.start_stacks:  # CRASH-1: back to the starting stacks
-            raise JournalError(f"a void must restore {state.start_stacks}, not {event.stacks}")
-        return _settle(state, event.stacks)
+        return _void(state, event.hand_no, event.stacks, "void")
+    if isinstance(event, MisdealDeclared):
+        return _void(state, event.hand_no, event.stacks, "misdeal")
     _in_hand(state, event.hand_no, event.kind)
-    return state
+    if isinstance(event, HoleDealt | BoardDealt | ActionAccepted):
+        return state.model_copy(update={"hand_log": (*state.hand_log, event)})
+    if isinstance(event, ActionsUndone):
+        return _undo(state, event)
+    if isinstance(event, ActionCorrected):
+        return _correct(state, event)
+    return state  # burn, held, shown, pot: no change to the durable state
+
+
+def _fold_stacks(state: PublicState, event: StackAdjusted) -> PublicState:
+    if state.hand_in_progress:
+        raise JournalError(f"stacks adjusted ({event.reason}) during hand {state.hand_no}")
+    seats = _seat_stacks(state)
+    for adj in event.seats:
+        seat = seats.get(adj.seat)
+        if seat is None or seat.stack != adj.before:
+            raise JournalError(f"seat {adj.seat} had {seat.stack if seat else 'no player'}, "
+                               f"not {adj.before}, before the {event.reason}")
+        seats[adj.seat] = seat.model_copy(update={"stack": adj.after})
+    return state.model_copy(update={"seats": tuple(seats[k] for k in sorted(seats))})
 
 
 def _fold_change(state: PublicState, event: TableChanged) -> PublicState:
@@ -118,6 +192,10 @@ def _fold_change(state: PublicState, event: TableChanged) -> PublicState:
             and event.stack is not None and event.seat not in seats:
         seats[event.seat] = SeatView(seat=event.seat, player=event.player, stack=event.stack)
         return state.model_copy(update={"seats": tuple(seats[k] for k in sorted(seats))})
+    if change in ("sat_out", "came_back") and event.seat is not None and event.seat in seats:
+        seats[event.seat] = seats[event.seat].model_copy(
+            update={"sitting_out": change == "sat_out"})
+        return state.model_copy(update={"seats": tuple(seats[k] for k in sorted(seats))})
     if change in ("player_removed", "player_moved") and event.seat in seats:
         del seats[event.seat]
         return state.model_copy(update={"seats": tuple(seats[k] for k in sorted(seats))})
@@ -130,6 +208,11 @@ def fold(state: PublicState, event: LedgerEvent) -> PublicState:
     """The state after ``event``; :class:`JournalError` if it cannot follow ``state``."""
     if isinstance(event, TableChanged):
         return _fold_change(state, event)
+    if isinstance(event, StackAdjusted):
+        return _fold_stacks(state, event)
+    if isinstance(event, Irregularity | SeatPresence | PlayerCheckedIn | DeckReport
+                  | ShotClockReport):
+        return state  # for the floor to see; the durable state does not change
     return _fold_hand(state, event)
 
 

@@ -6,9 +6,13 @@ table sends, ``boot`` is the controller's boot id and ``seq`` the table's event 
 strictly increasing across boots (an event keeps the boot and seq it was journaled with,
 so a resend is byte-for-byte the original). For what the host sends, they are the host's.
 
-Hole cards never appear in a public model: :class:`HoleCardsDealt` is what the table hands
-the journal, and the outbox splits it into a public :class:`HoleDealt` (who, how many) on
-``event`` and a :class:`SecureCards` on ``secure/cards``, both with the same seq.
+Hole and burn cards never appear in a public model: :class:`HoleCardsDealt` and
+:class:`BurnedCard` are what the table hands the journal, and the journal splits each into
+a public face (:class:`HoleDealt`: who, how many; :class:`CardBurned`) on ``event`` and a
+:class:`SecureCards` on ``secure/cards``, both with the same seq.
+
+The event kinds are defined in :mod:`controller.sync.events` (with the schema-version
+rules) and re-exported here.
 """
 
 from __future__ import annotations
@@ -16,133 +20,71 @@ from __future__ import annotations
 import json
 from typing import Annotated, Any, Final, Literal, TypeVar
 
-from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
+from pydantic import BaseModel, Field, TypeAdapter, ValidationError
 
 from controller.sync.errors import MessageRejected
+from controller.sync.events import (
+    ActionAccepted,
+    ActionCorrected,
+    ActionHeld,
+    ActionsUndone,
+    BoardDealt,
+    BurnedCard,
+    CardBurned,
+    DeckReport,
+    EventBody,
+    GameSetup,
+    HandEnded,
+    HandShown,
+    HandStarted,
+    HandStep,
+    HandVoided,
+    HoleCardsDealt,
+    HoleDealt,
+    Irregularity,
+    MisdealDeclared,
+    PlayerCheckedIn,
+    PotAwarded,
+    PublicEvent,
+    SeatAdjustment,
+    SeatPresence,
+    SecretEvent,
+    ShotClockReport,
+    StackAdjusted,
+    StackReason,
+    TableChange,
+    TableChanged,
+)
+from controller.sync.events import CardText as _Card
+from controller.sync.events import Chips as _Chips
+from controller.sync.events import Count as _Count
+from controller.sync.events import Frozen as _Frozen
+from controller.sync.events import Id as _Id
+from controller.sync.events import SeatNo as _Seat
+
+__all__ = [
+    "COMMAND_NAMES", "SCHEMA_VERSION", "AckMessage", "ActionAccepted", "ActionCorrected",
+    "ActionHeld", "ActionsUndone", "BoardDealt", "BurnedCard", "CallClock", "CardBurned",
+    "CloseTable", "Command", "CommandMessage", "DeckReport", "Envelope", "EventBody",
+    "EventMessage", "GameSetup", "HandEnded", "HandForHand", "HandLayout", "HandShown",
+    "HandStarted", "HandStep", "HandVoided", "HoleCardsDealt", "HoleDealt", "HostAck",
+    "HostStatusMessage", "Irregularity", "JsonScalar", "MessageRejected", "MisdealDeclared",
+    "MovePlayer", "Pause", "PlayerCheckedIn", "PotAwarded", "PublicEvent", "PublicState",
+    "RemovePlayer", "ReplyMessage", "ResendRequest", "Resume", "ScheduleColourUp",
+    "SeatAdjustment", "SeatPlayer", "SeatPresence", "SeatView", "SecretEvent", "SecureCards",
+    "SetLevel", "ShotClockReport", "StackAdjusted", "StackReason", "StateMessage",
+    "StatusMessage", "TableChange", "TableChanged", "TableEvent", "parse_host_ack", "parse_message",
+]
 
 SCHEMA_VERSION: Final = 1
-
-_Id = Annotated[str, Field(min_length=1, max_length=64, pattern=r"^[A-Za-z0-9_.:-]+$")]
-_Card = Annotated[str, Field(pattern=r"^[2-9TJQKA][cdhs]$")]
-_Chips = Annotated[int, Field(ge=0)]
-_Seat = Annotated[int, Field(ge=1, le=10)]
-_Count = Annotated[int, Field(ge=0)]
 
 JsonScalar = str | int | float | bool | None
 
 
-class _Frozen(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid", populate_by_name=True)
-
-
 # ---------------------------------------------------------------------------- events
-class HandStarted(_Frozen):
-    """A hand began; ``seats`` in position order, ``stacks`` before the forced bets."""
-
-    kind: Literal["hand_started"] = "hand_started"
-    hand_no: Annotated[int, Field(ge=1)]
-    seats: tuple[_Seat, ...]
-    stacks: tuple[_Chips, ...]
-    small_blind: _Chips = 0
-    big_blind: _Chips = 0
-
-
-class HoleDealt(_Frozen):
-    """A player received hole cards (public: how many, never which)."""
-
-    kind: Literal["hole_dealt"] = "hole_dealt"
-    hand_no: Annotated[int, Field(ge=1)]
-    player: _Count
-    count: _Count
-
-
-class ActionAccepted(_Frozen):
-    """A betting or showdown action the rules accepted; shown cards are public."""
-
-    kind: Literal["action"] = "action"
-    hand_no: Annotated[int, Field(ge=1)]
-    player: _Count
-    action: Literal["fold", "check", "call", "bet_raise", "show", "muck"]
-    amount: _Chips | None = None  # call: chips put in; bet_raise: the total bet to
-    cards: tuple[_Card, ...] = ()
-
-
-class BoardDealt(_Frozen):
-    """Community cards: the flop, the turn or the river."""
-
-    kind: Literal["board"] = "board"
-    hand_no: Annotated[int, Field(ge=1)]
-    cards: tuple[_Card, ...]
-
-
-class PotAwarded(_Frozen):
-    """One pot after rake, with each winner's share ``(player, chips)`` (POT-2, POT-5)."""
-
-    kind: Literal["pot_awarded"] = "pot_awarded"
-    hand_no: Annotated[int, Field(ge=1)]
-    amount: _Chips
-    shares: tuple[tuple[_Count, _Chips], ...]
-
-
-class HandEnded(_Frozen):
-    """The hand is settled; ``stacks`` after it, in the positions of :class:`HandStarted`."""
-
-    kind: Literal["hand_ended"] = "hand_ended"
-    hand_no: Annotated[int, Field(ge=1)]
-    stacks: tuple[_Chips, ...]
-    rake: _Chips = 0
-
-
-class HandVoided(_Frozen):
-    """The hand in progress is void and every stack is back to its start (CRASH-1, DEAL-8)."""
-
-    kind: Literal["hand_voided"] = "hand_voided"
-    hand_no: Annotated[int, Field(ge=1)]
-    stacks: tuple[_Chips, ...]
-    reason: str
-
-
-TableChange = Literal[
-    "paused", "resumed", "level_set", "clock_called", "hand_for_hand",
-    "colour_up_scheduled", "player_seated", "player_removed", "player_moved", "table_closed",
-]
-
-
-class TableChanged(_Frozen):
-    """A change to the table outside a hand, usually the effect of a host command."""
-
-    kind: Literal["table_changed"] = "table_changed"
-    change: TableChange
-    seat: _Seat | None = None
-    player: _Id | None = None
-    stack: _Chips | None = None
-    level: Annotated[int, Field(ge=1)] | None = None
-    to_table: _Id | None = None
-    on: bool | None = None
-    command_id: _Id | None = None
-
-
-EventBody = Annotated[
-    HandStarted | HoleDealt | ActionAccepted | BoardDealt | PotAwarded | HandEnded
-    | HandVoided | TableChanged,
-    Field(discriminator="kind"),
-]
-
-
-class HoleCardsDealt(_Frozen):
-    """What the table reports when it deals hole cards: secret, never public as is."""
-
-    hand_no: Annotated[int, Field(ge=1)]
-    player: _Count
-    cards: tuple[_Card | None, ...]  # None: a card nobody read
-
-    def public(self) -> HoleDealt:
-        """The public face of this event: who got how many cards."""
-        return HoleDealt(hand_no=self.hand_no, player=self.player, count=len(self.cards))
-
-
-TableEvent = HandStarted | HoleDealt | ActionAccepted | BoardDealt | PotAwarded | HandEnded \
-    | HandVoided | TableChanged | HoleCardsDealt
+# The event kinds live in controller.sync.events; these names are the wire format's API.
+TableEvent = PublicEvent | SecretEvent
+"""What the table hands the journal: a public event, or a secret one it splits."""
 
 
 # ---------------------------------------------------------------------------- envelopes
@@ -167,11 +109,24 @@ class EventMessage(Envelope):
 
 
 class SecureCards(Envelope):
-    """``table/{id}/secure/cards``: the hole cards of the event with the same seq."""
+    """``table/{id}/secure/cards``: the hidden cards of the event with the same seq: a
+    player's hole cards (``what`` "hole", of a ``hole_dealt``) or a burn card ("burn",
+    of a ``burn``; ``player`` is None)."""
 
     hand_no: Annotated[int, Field(ge=1)]
-    player: _Count
+    player: _Count | None = None
     cards: tuple[_Card | None, ...]
+    what: Literal["hole", "burn"] = "hole"
+
+    @classmethod
+    def of(cls, event: SecretEvent, *, table: str, boot: str, seq: int,
+           ts: float) -> SecureCards:
+        """The secure payload of a secret event."""
+        if isinstance(event, HoleCardsDealt):
+            return cls(table=table, boot=boot, seq=seq, ts=ts, hand_no=event.hand_no,
+                       player=event.player, cards=event.cards)
+        return cls(table=table, boot=boot, seq=seq, ts=ts, hand_no=event.hand_no,
+                   cards=(event.card,), what="burn")
 
 
 class SeatView(_Frozen):
@@ -180,6 +135,16 @@ class SeatView(_Frozen):
     seat: _Seat
     player: _Id
     stack: _Chips
+    sitting_out: bool = False
+
+
+class HandLayout(_Frozen):
+    """Where the button and blinds were in the last hand started (BTN-1..7)."""
+
+    button: _Seat
+    small_blind: _Seat | None
+    big_blind: _Seat
+    seats: tuple[_Seat, ...]  # dealt, in position order
 
 
 class PublicState(_Frozen):
@@ -196,6 +161,9 @@ class PublicState(_Frozen):
     hand_in_progress: bool = False
     start_stacks: tuple[_Chips, ...] = ()  # of the hand in progress, by position
     hand_seats: tuple[_Seat, ...] = ()
+    hand_log: tuple[HandStep, ...] = ()  # the hand in progress: its engine log, in public
+    layout: HandLayout | None = None  # of the last hand started
+    redeal: bool = False  # that hand was void (misdeal, CRASH-1): the same layout again
 
 
 class StateMessage(Envelope):

@@ -83,6 +83,14 @@ class Outbox:
         self.accept(parcels)
         return [p.seq for p in parcels]
 
+    def record_now(self, events: Sequence[TableEvent]) -> list[int]:
+        """:meth:`record` for a synchronous caller on the event loop's thread (the live
+        table): blocks until the events are durable, on the journal's thread as always,
+        then queues them. :class:`~controller.sync.errors.JournalError` if refused."""
+        parcels = self._pool.submit(self.journal.append, events).result()
+        self.accept(parcels)
+        return [p.seq for p in parcels]
+
     def accept(self, parcels: Sequence[Parcel]) -> None:
         """Queue parcels the journal has just made durable (the caller appended them)."""
         if not parcels:

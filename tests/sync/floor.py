@@ -193,11 +193,12 @@ class FloorRecorder:
         await self._advance(table, rec, seq)
 
     def _complete(self, rec: TableRecord, seq: int) -> bool:
-        """The host holds all of event ``seq``: for hole cards, the secure part too."""
+        """The host holds all of event ``seq``: for hole and burn cards, the secure part too."""
         payload = rec.events.get(seq)
         if payload is None:
             return False
-        return b'"kind":"hole_dealt"' not in payload or seq in rec.secure
+        secret = b'"kind":"hole_dealt"' in payload or b'"kind":"burn"' in payload
+        return not secret or seq in rec.secure
 
     async def _advance(self, table: str, rec: TableRecord, seq: int) -> None:
         while self._complete(rec, rec.contiguous + 1):  # apply in order, each exactly once

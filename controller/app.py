@@ -1,0 +1,505 @@
+"""The table controller wired together: hardware, the live table, the journal, the outbox
+and the MQTT link to the host, in one asyncio TaskGroup (DESIGN.md, rooms: ``app.py``).
+
+    pitboss table run --profile virtual --table T1 --broker localhost:1883 --db t1.db
+    python -m controller.app table run --profile virtual --table T1 --db t1.db --autoplay 50
+
+What the live table emits (``controller.table.events``) goes through
+:class:`TableJournal`: each event becomes its wire form (``controller.sync.events``; hole
+and burn cards only as secret events, which the journal sends on ``secure/cards`` alone),
+is journaled with an fsync before the table's call returns (so displays follow the
+journal), and is queued for the host. Host commands reach the table through
+:class:`TableCommands`. At start the journal's state restores the table; a hand a crash
+cut short is voided first, every stack back to its start (CRASH-1), and the host hears it
+as ``hand_voided``; the next hand is dealt with the same layout.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import logging
+import random
+import sys
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from controller.devices.hardware import TableHardware, open_devices
+from controller.devices.mock import MockTable
+from controller.devices.profile import load_profile
+from controller.rules.button import Positions
+from controller.rules.errors import RulesError
+from controller.sync import events as wire
+from controller.sync.commands import CommandDesk
+from controller.sync.errors import CommandRefused
+from controller.sync.journal import Journal
+from controller.sync.link import LinkSettings, TableLink
+from controller.sync.messages import (
+    CallClock,
+    CloseTable,
+    Command,
+    HandForHand,
+    JsonScalar,
+    MovePlayer,
+    Pause,
+    PublicState,
+    RemovePlayer,
+    Resume,
+    ScheduleColourUp,
+    SeatPlayer,
+    SetLevel,
+    TableEvent,
+)
+from controller.sync.outbox import Outbox
+from controller.table import events as te
+from controller.table.lights import Level
+from controller.table.table import Stage, Table
+from controller.table.virtual import VirtualTable
+
+log = logging.getLogger("pitboss.app")
+
+CRASH_VOID = "the controller restarted during the hand (CRASH-1)"
+DEFAULT_LEVELS = (Level(50, 100),)
+
+
+# ============================================================================ events
+def _clip(text: str, limit: int) -> str:
+    """Free text from the table fits its wire field (a long reason must not stop a table)."""
+    return text if len(text) <= limit else text[:limit - 1] + "…"
+
+
+def _position(state: PublicState, seat: int) -> int:
+    try:
+        return state.hand_seats.index(seat)
+    except ValueError:
+        raise ValueError(f"seat {seat} is not in hand {state.hand_no}") from None
+
+
+def _action(hand_no: int, event: te.ActionAccepted) -> wire.ActionAccepted:
+    fields = wire.move_of(event.action)
+    if event.rule is not None:
+        fields["rule"] = event.rule
+    return wire.ActionAccepted.model_validate({
+        "hand_no": hand_no, **fields, "forfeited": event.forfeited,
+        "returned": event.returned, "owed": event.owed, "source": event.source})
+
+
+def _seat_event(event: te.TableEvent) -> TableEvent | None:
+    """The wire form of a table event outside a hand (None: not for the journal)."""
+    match event:
+        case te.SeatTaken(seat=seat, player=player, stack=stack):
+            return wire.TableChanged(change="player_seated", seat=seat, player=player,
+                                     stack=stack)
+        case te.SeatLeft(seat=seat, player=player, stack=stack):
+            return wire.TableChanged(change="player_removed", seat=seat, player=player,
+                                     stack=stack)
+        case te.SatOut(seat=seat):
+            return wire.TableChanged(change="sat_out", seat=seat)
+        case te.CameBack(seat=seat):
+            return wire.TableChanged(change="came_back", seat=seat)
+        case te.LevelChanged(level=level):
+            return wire.TableChanged(change="level_set", level=level)
+        case te.TablePaused(paused=paused):
+            return wire.TableChanged(change="paused" if paused else "resumed")
+        case te.ClockCall(seat=seat):
+            return wire.TableChanged(change="clock_called", seat=seat)
+        case te.ExtensionTaken(hand_no=hand_no, seat=seat, seconds=seconds, chips_left=left):
+            return wire.ShotClockReport(hand_no=hand_no, seat=seat, what="extension",
+                                        seconds=seconds, chips_left=left)
+        case te.ClockRuled(hand_no=hand_no, seat=seat, ruling=ruling, rule=rule):
+            return wire.ShotClockReport(hand_no=hand_no, seat=seat, what="ruled",
+                                        ruling=ruling, rule=rule)
+        case te.PlayerCheckedIn(seat=seat, player=player):
+            return wire.PlayerCheckedIn(seat=seat, player=player, assigned=seat)
+        case te.WrongSeat(seat=seat, player=player, assigned=assigned):
+            return wire.PlayerCheckedIn(seat=seat, player=player, assigned=assigned)
+        case te.PresenceChanged(seat=seat, present=present):
+            return wire.SeatPresence(seat=seat, present=present)
+        case te.DeckEnrolled(version=version):
+            return wire.DeckReport(what="enrolled", version=version)
+        case te.DeckChecked(complete=complete, missing=missing, duplicated=twice,
+                            unknown=unknown):
+            return wire.DeckReport(what="checked", complete=complete, missing=len(missing),
+                                   duplicated=len(twice), unknown=len(unknown))
+        case te.UnknownCard(reader=reader):
+            return wire.DeckReport(what="unknown_card", reader=reader)
+        case te.Irregularity():  # its cards (if any) are for the dealer's screen only
+            return wire.Irregularity(hand_no=event.hand_no, what=_clip(event.kind, 40),
+                                     reason=_clip(event.reason, 400), rule=event.rule,
+                                     seat=event.seat,
+                                     choices=tuple(_clip(c.key, 40) for c in event.choices))
+        case te.Rejected():
+            return None  # nothing changed; the table logs it
+    log.warning("a %s event has no wire form yet: not journaled", type(event).__name__)
+    return None
+
+
+def wire_event(event: te.TableEvent, state: PublicState,
+            config: Callable[[], wire.GameSetup | None] = lambda: None,
+            level: int | None = None) -> TableEvent | None:
+    """The wire form of one table event, given the journal's state before it (seats to
+    positions); ``config`` gives the hand's game setup at ``HandStarted``."""
+    match event:
+        case te.HandStarted():
+            return wire.HandStarted(
+                hand_no=event.hand_no, seats=event.dealt, stacks=event.stacks,
+                small_blind=event.small_blind_amount, big_blind=event.big_blind_amount,
+                ante=event.ante, button=event.button, small_blind_seat=event.small_blind,
+                big_blind_seat=event.big_blind, level=level, config=config())
+        case te.HoleCardsDealt(hand_no=hand_no, seat=seat, cards=cards):
+            return wire.HoleCardsDealt(hand_no=hand_no, player=_position(state, seat),
+                                       cards=tuple(str(c) for c in cards))
+        case te.CardBurned(hand_no=hand_no, card=card):
+            return wire.BurnedCard(hand_no=hand_no, card=str(card))
+        case te.BoardDealt(hand_no=hand_no, street=street, cards=cards):
+            return wire.BoardDealt.model_validate({
+                "hand_no": hand_no, "cards": tuple(str(c) for c in cards),
+                "street": street if street in ("flop", "turn", "river") else None})
+        case te.ActionAccepted():
+            return _action(event.hand_no, event)
+        case te.ActionHeld(hand_no=hand_no, seat=seat, what=what):
+            return wire.ActionHeld(hand_no=hand_no, seat=seat, what=_clip(what, 40))
+        case te.ActionReleased(hand_no=hand_no, seat=seat, what=what):
+            return wire.ActionHeld(hand_no=hand_no, seat=seat, what=_clip(what, 40),
+                                   released=True)
+        case te.ActionsUndone(hand_no=hand_no, actions=actions, reason=reason):
+            return wire.ActionsUndone(hand_no=hand_no, reason=_clip(reason, 400), actions=tuple(
+                wire.ActionAccepted.model_validate({"hand_no": hand_no, **wire.move_of(a)})
+                for a in actions))
+        case te.ActionCorrected(hand_no=hand_no, index=index, old=old, new=new):
+            return wire.ActionCorrected(
+                hand_no=hand_no, index=index, reason=_clip(event.reason, 400),
+                old=wire.ActionAccepted.model_validate({"hand_no": hand_no, **wire.move_of(old)}),
+                new=wire.ActionAccepted.model_validate({"hand_no": hand_no, **wire.move_of(new)}))
+        case te.HandShown(hand_no=hand_no, seat=seat, cards=cards, description=text):
+            return wire.HandShown(hand_no=hand_no, player=_position(state, seat),
+                                  cards=tuple(str(c) for c in cards),
+                                  description=_clip(text, 120))
+        case te.PotAwarded(hand_no=hand_no, pot=pot, amount=amount, shares=shares):
+            return wire.PotAwarded(hand_no=hand_no, pot=pot, amount=amount, shares=tuple(
+                (_position(state, s), chips) for s, chips in shares))
+        case te.HandEnded(hand_no=hand_no, stacks=stacks, rake=rake):
+            after = dict(stacks)
+            return wire.HandEnded(hand_no=hand_no, rake=rake,
+                                  stacks=tuple(after[s] for s in state.hand_seats))
+        case te.MisdealDeclared(hand_no=hand_no, reason=reason, rule=rule):
+            return wire.MisdealDeclared(hand_no=hand_no, stacks=state.start_stacks,
+                                        reason=_clip(reason, 400), rule=rule)
+    return _seat_event(event)
+
+
+@dataclass
+class Capture:
+    """What the table emitted while a host command ran: the wire events, and the reasons
+    of anything it rejected."""
+
+    events: list[TableEvent] = field(default_factory=list)
+    rejected: list[str] = field(default_factory=list)
+
+
+class TableJournal:
+    """The live table's sink (``Table(sink=...)``): each event, converted, is journaled
+    (fsync) before the call returns, then queued for the host (DESIGN.md data flow 4-5).
+
+    ``table`` is attached once the table exists (it gives ``HandStarted`` its game setup).
+    While ``silent`` (restoring the table from the journal) events are dropped; while a
+    host command runs they are captured for the command desk, which journals them with
+    its reply in one transaction."""
+
+    def __init__(self, outbox: Outbox, table: Table | None = None) -> None:
+        self.outbox = outbox
+        self.table = table
+        self.silent = False
+        self._capture: Capture | None = None
+
+    def _config(self) -> wire.GameSetup | None:
+        hand = self.table.hand if self.table is not None else None
+        return None if hand is None else wire.GameSetup.of(hand.config)
+
+    def __call__(self, event: te.TableEvent) -> None:
+        if self.silent:
+            return
+        if self._capture is not None and isinstance(event, te.Rejected):
+            self._capture.rejected.append(event.reason)
+        level = self.table.level_no if self.table is not None else None
+        converted = wire_event(event, self.outbox.state, self._config, level)
+        if converted is None:
+            return
+        if self._capture is not None:
+            self._capture.events.append(converted)
+        else:  # a JournalError propagates: the table stops rather than run unjournaled
+            self.outbox.record_now([converted])
+
+    @contextmanager
+    def capturing(self) -> Iterator[Capture]:
+        """Collect the events of one host command instead of journaling them."""
+        self._capture = Capture()
+        try:
+            yield self._capture
+        finally:
+            self._capture = None
+
+    @contextmanager
+    def muted(self) -> Iterator[None]:
+        """Drop events (the table is being restored to what the journal already holds)."""
+        self.silent = True
+        try:
+            yield
+        finally:
+            self.silent = False
+
+
+# ============================================================================ commands
+Reply = tuple[Mapping[str, JsonScalar], Sequence[TableEvent]]
+
+
+class TableCommands:
+    """The host's commands on the live table (:class:`~controller.sync.commands.CommandTable`).
+
+    The table carries a command out while its events are captured; the command desk then
+    journals them with the reply in one transaction. What the table cannot do yet is
+    refused with the reason, never answered with a silent success."""
+
+    def __init__(self, table: Table, sink: TableJournal) -> None:
+        self.table = table
+        self.sink = sink
+
+    def _run(self, command_id: str, act: Callable[[], object],
+             **rewrite: object) -> Reply:
+        with self.sink.capturing() as capture:
+            ok = act()
+        if ok is False or capture.rejected:
+            reason = capture.rejected[-1] if capture.rejected else "the table refused it"
+            if capture.events:  # half done: journal what happened, and say so
+                log.warning("command %s partly done: %s", command_id, reason)
+            else:
+                raise CommandRefused(reason)
+        events: list[TableEvent] = []
+        for event in capture.events:
+            if isinstance(event, wire.TableChanged):
+                event = event.model_copy(update={"command_id": command_id, **rewrite})
+            events.append(event)
+        changes = [e.change for e in events if isinstance(e, wire.TableChanged)]
+        return {"change": changes[-1] if changes else "none"}, events
+
+    def perform(self, command: Command, command_id: str) -> Reply:
+        """Carry ``command`` out on the table; :class:`CommandRefused` if it cannot."""
+        t = self.table
+        if self.sink.outbox.state.closed:
+            raise CommandRefused("the table is closed")
+        match command:
+            case Pause():
+                if self.sink.outbox.state.paused:
+                    raise CommandRefused("the table is already paused")
+                return self._run(command_id, lambda: t.pause(True))
+            case Resume():
+                if not self.sink.outbox.state.paused:
+                    raise CommandRefused("the table is not paused")
+                return self._run(command_id, lambda: t.pause(False))
+            case CallClock(seat=seat):
+                return self._run(command_id, lambda: t.call_clock(seat, caller="floor"))
+            case HandForHand():
+                raise CommandRefused("the live table has no hand-for-hand mode yet")
+            case ScheduleColourUp():
+                raise CommandRefused("the live table cannot schedule a colour-up yet")
+            case SetLevel(level=level):
+                if level <= t.level_no:
+                    raise CommandRefused(f"the table is at level {t.level_no}; levels only "
+                                         "move on")
+                if level > len(t.levels):
+                    raise CommandRefused(f"the structure has {len(t.levels)} levels")
+                steps = level - t.level_no
+                return self._run(command_id, lambda: [t.next_level() for _ in range(steps)])
+            case SeatPlayer(seat=seat, player=player, stack=stack):
+                return self._run(command_id, lambda: t.take_seat(seat, player, stack))
+            case RemovePlayer(seat=seat):
+                return self._run(command_id, lambda: t.leave_seat(seat))
+            case MovePlayer(seat=seat, to_table=to_table):
+                return self._run(command_id, lambda: t.leave_seat(seat),
+                                 change="player_moved", to_table=to_table)
+            case CloseTable():
+                if t.stage is not Stage.IDLE:
+                    raise CommandRefused(f"cannot close the table while {t.stage}; wait "
+                                         "for the hand to end")
+                return {"change": "table_closed"}, [
+                    wire.TableChanged(change="table_closed", command_id=command_id)]
+        raise CommandRefused(f"command {command.name!r} is not handled")  # pragma: no cover
+
+
+# ============================================================================ recovery
+def restore(table: Table, state: PublicState, sink: TableJournal) -> None:
+    """Put the table where the journal says it is (nothing is journaled again): seats,
+    stacks, sitting out, the hand count, the level, and where the button was. A void or a
+    misdeal last: that layout is dealt again (LIVE-25, CRASH-1).
+
+    Not restored yet (lost on a restart): missed blinds and pending posts (BLIND-4/5)."""
+    with sink.muted():
+        for seat in list(table.roster.occupied()):
+            table.leave_seat(seat.number)
+        for view in state.seats:
+            table.take_seat(view.seat, view.player, view.stack)
+            if view.sitting_out:
+                table.sit_out(view.seat)
+        table.hand_no = state.hand_no
+        if state.paused:
+            table.pause(True)
+        while table.level_no < min(state.level, len(table.levels)):
+            table.next_level()
+        layout = state.layout
+        if layout is not None:
+            try:
+                positions = Positions(layout.button, layout.small_blind, layout.big_blind,
+                                      layout.seats)
+            except RulesError as exc:
+                log.warning("the last layout cannot be restored: %s", exc.reason)
+            else:
+                table.previous = positions
+                table.redeal = positions if state.redeal else None
+
+
+def recover(journal: Journal) -> bool:
+    """Void a hand a crash cut short (CRASH-1); True if there was one."""
+    voided = journal.void_open_hand(CRASH_VOID)
+    if voided is not None:
+        log.warning("hand %d voided after a restart: stacks rolled back",
+                    journal.state.hand_no)
+    return voided is not None
+
+
+# ============================================================================ running
+@dataclass(frozen=True)
+class RunOptions:
+    """How a table runs besides where: the virtual dealer and bots, and when to stop."""
+
+    autoplay: int | None = None  # virtual table only: play hands with bots (0: forever)
+    players: int = 6
+    seed: str = "0"
+    drain: bool = False  # after autoplay, wait until the host holds every event, then stop
+    levels: Sequence[Level] = DEFAULT_LEVELS
+    ready: Callable[[Journal, Outbox], None] | None = None
+
+
+def _hardware(profile_name: str) -> TableHardware:
+    profile = load_profile(profile_name)
+    return MockTable(profile) if profile_name == "virtual" else open_devices(profile)
+
+
+async def _autoplay(vt: VirtualTable, outbox: Outbox, hands: int) -> None:
+    """The virtual dealer and bots play ``hands`` hands (0: until cancelled)."""
+    played = 0
+    while not hands or played < hands:
+        if outbox.state.closed:
+            return
+        vt.play_hand()
+        played += 1
+        await asyncio.sleep(0)  # the link and the command desk get their turn
+    print(f"PLAYED hands={outbox.state.hand_no} last_seq={outbox.last_seq}", flush=True)
+
+
+async def _drained(outbox: Outbox) -> None:
+    while outbox.acked < outbox.last_seq:
+        await asyncio.sleep(0.02)
+    print(f"DRAINED acked={outbox.acked}", flush=True)
+
+
+async def _until_closed(outbox: Outbox) -> None:
+    while not outbox.state.closed:
+        await asyncio.sleep(0.1)
+    log.warning("the table is closed")
+
+
+async def run_table(profile_name: str, *, site: str, table_id: str, broker: str,
+                    db_path: str | Path, options: RunOptions = RunOptions()) -> int:
+    """Run one table until it is closed, cancelled, or (autoplay) done; 0 when it ends."""
+    host, _, port = broker.rpartition(":")
+    journal = Journal(db_path, table=table_id)
+    try:
+        recover(journal)
+        async with Outbox(journal) as outbox:
+            sink = TableJournal(outbox)
+            vt: VirtualTable | None = None
+            with sink.muted():
+                if options.autoplay is not None:
+                    vt = VirtualTable(options.players, profile=profile_name, sink=sink,
+                                      rng=random.Random(f"{options.seed}-{journal.boot}"),
+                                      levels=options.levels)
+                    table = vt.table
+                else:
+                    table = Table(_hardware(profile_name), sink=sink, levels=options.levels)
+            sink.table = table
+            if journal.state.seats:
+                restore(table, journal.state, sink)
+            else:  # first boot: the virtual table's bots are the players
+                outbox.record_now([wire.TableChanged(
+                    change="player_seated", seat=s.number, player=s.player, stack=s.stack)
+                    for s in table.roster.occupied() if s.player])
+            desk = CommandDesk(outbox, TableCommands(table, sink))
+            settings = LinkSettings(site=site, host=host or "127.0.0.1",
+                                    port=int(port or 1883))
+            async with TableLink(settings, outbox, desk):
+                if options.ready is not None:
+                    options.ready(journal, outbox)
+                await _play(table, outbox, options, vt)
+    finally:
+        journal.close()
+    return 0
+
+
+async def _play(table: Table, outbox: Outbox, options: RunOptions,
+                vt: VirtualTable | None) -> None:
+    async with asyncio.TaskGroup() as tg:
+        watch = tg.create_task(_until_closed(outbox), name="table-closed")
+        if vt is not None:
+            await tg.create_task(_autoplay(vt, outbox, options.autoplay or 0),
+                                 name="virtual-dealer")
+            if options.drain:
+                await tg.create_task(_drained(outbox), name="drain")
+                watch.cancel()
+        else:
+            hardware = table.hardware
+            devices = tg.create_task(hardware.run(), name="hardware")
+            live = tg.create_task(table.run(), name="table")
+            await watch
+            devices.cancel()
+            live.cancel()
+
+
+def _print_ready(journal: Journal, outbox: Outbox) -> None:
+    print(f"READY boot={journal.boot} last_seq={journal.last_seq} "
+          f"hand_no={outbox.state.hand_no}", flush=True)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """``pitboss table run --profile virtual --table T1 --broker localhost:1883 --db PATH``."""
+    parser = argparse.ArgumentParser(prog="pitboss table", description=__doc__.splitlines()[0]
+                                     if __doc__ else None)
+    sub = parser.add_subparsers(dest="action", required=True)
+    run = sub.add_parser("run", help="run the table controller")
+    run.add_argument("--profile", required=True, help="board profile, e.g. virtual")
+    run.add_argument("--table", required=True, help="table id, e.g. T1")
+    run.add_argument("--broker", default="localhost:1883", help="host:port of the broker")
+    run.add_argument("--db", required=True, help="the journal (SQLite)")
+    run.add_argument("--site", default="default")
+    run.add_argument("--autoplay", type=int, default=None,
+                     help="virtual table: bots play this many hands (0: forever)")
+    run.add_argument("--players", type=int, default=6)
+    run.add_argument("--seed", default="0")
+    run.add_argument("--drain", action="store_true",
+                     help="after autoplay, exit once the host holds every event")
+    run.add_argument("--log", default="WARNING")
+    args = parser.parse_args(argv)
+    logging.basicConfig(level=args.log, stream=sys.stderr,
+                        format="%(asctime)s %(name)s %(levelname)s %(message)s")
+    options = RunOptions(autoplay=args.autoplay, players=args.players, seed=args.seed,
+                         drain=args.drain, ready=_print_ready)
+    try:
+        return asyncio.run(run_table(args.profile, site=args.site, table_id=args.table,
+                                     broker=args.broker, db_path=args.db, options=options))
+    except KeyboardInterrupt:  # Ctrl-C: everything journaled is already durable
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[2:] if sys.argv[1:2] == ["table"] else sys.argv[1:]))
