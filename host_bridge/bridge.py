@@ -3,13 +3,16 @@ to the broker through a :class:`~host_bridge.ingest.Publisher`."""
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import time
 import uuid
 from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 
 from sqlalchemy.orm import Session, sessionmaker
 
+from host_bridge.db import writer_sessions
 from host_bridge.dispatch import CommandDesk
 from host_bridge.ingest import Ingest, IngestResult, Publisher, PublishFailed
 from host_bridge.live import FloorFeed
@@ -37,12 +40,16 @@ class Bridge:
         self.clock = clock
         self.host_boot = f"{settings.bridge_id}-{uuid.uuid4().hex[:8]}"
         self.publisher: Publisher = publisher if publisher is not None else NoBroker()
+        sessions = writer_sessions(sessions)
         self.ingest = Ingest(sessions, settings.site, host_boot=self.host_boot, clock=clock,
                              resend_after=settings.resend_after_events)
         self.desk = CommandDesk(sessions, self.publisher, settings.site,
                                 host_boot=self.host_boot, timeout_s=settings.command_timeout_s,
                                 clock=clock)
         self.feed = FloorFeed()
+        # the store work runs here, one batch at a time, so the event loop stays free for
+        # the broker, the API and the feed while a batch is written
+        self._store = ThreadPoolExecutor(max_workers=1, thread_name_prefix="bridge-ingest")
 
     def attach(self, publisher: Publisher) -> None:
         """Send through ``publisher`` from now on (the MQTT link, once it exists)."""
@@ -55,14 +62,27 @@ class Bridge:
 
     async def receive_many(self, messages: Sequence[tuple[str, bytes]]) -> IngestResult:
         """Take a batch in one transaction, then publish the acks it produced."""
-        result = self.ingest.take_many(messages)
+        result = await self.store_many(messages)
+        await self.send(result)
+        return result
+
+    async def store_many(self, messages: Sequence[tuple[str, bytes]]) -> IngestResult:
+        """Apply a batch on the ingest thread; resolve its replies and feed its items."""
+        loop = asyncio.get_running_loop()
+        result = await loop.run_in_executor(self._store, self.ingest.take_many, messages)
         for reply in result.replies:
             self.desk.resolve(reply)
         for item in result.feed:
             self.feed.publish(item)
-        for out in result.outbound:
-            try:
-                await self.publisher.publish(out.topic, out.payload, out.qos, out.retain)
-            except PublishFailed as exc:
-                log.warning("could not publish to %s: %s", out.topic, exc)
         return result
+
+    async def send(self, result: IngestResult) -> None:
+        """Publish a stored batch's acks and resend requests, all at once."""
+        async def one(topic: str, payload: bytes, qos: int, retain: bool) -> None:
+            try:
+                await self.publisher.publish(topic, payload, qos, retain)
+            except PublishFailed as exc:
+                log.warning("could not publish to %s: %s", topic, exc)
+
+        await asyncio.gather(*(one(o.topic, o.payload, o.qos, o.retain)
+                               for o in result.outbound))

@@ -19,6 +19,7 @@ from sqlalchemy.orm import Session, sessionmaker
 from sqlalchemy.pool import StaticPool
 
 MIGRATIONS = Path(__file__).resolve().parent / "migrations"
+_BEGIN = "pitboss_sqlite_begin"  # execution option: how a SQLite transaction begins
 
 
 class StoreError(Exception):
@@ -45,7 +46,21 @@ def make_engine(url: str) -> Engine:
 
 
 def _sqlite_begin(connection: Connection) -> None:
-    connection.exec_driver_sql("BEGIN")
+    mode = connection.get_execution_options().get(_BEGIN, "")
+    connection.exec_driver_sql(f"BEGIN {mode}".strip())
+
+
+def writer_sessions(sessions: sessionmaker[Session]) -> sessionmaker[Session]:
+    """Sessions like ``sessions`` whose SQLite transactions begin IMMEDIATE: they take the
+    write lock first (waiting for it up to busy_timeout). The bridge's ingest (on its own
+    thread) and command desk write through these: a deferred transaction that reads and
+    then writes fails at once ("database is locked") when another connection committed in
+    between. Plain sessions (the API's reads) stay deferred and never wait for a writer."""
+    bind = sessions.kw.get("bind")
+    if not isinstance(bind, Engine) or bind.dialect.name != "sqlite":
+        return sessions
+    return sessionmaker(bind.execution_options(**{_BEGIN: "IMMEDIATE"}),
+                        **{k: v for k, v in sessions.kw.items() if k != "bind"})
 
 
 def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:

@@ -9,10 +9,10 @@ import logging
 import pytest
 from sqlalchemy import func, select
 
-from controller.sync.messages import TableChanged, parse_host_ack
+from controller.sync.messages import CardBurned, SecureCards, TableChanged, parse_host_ack
 from host_bridge.bridge import Bridge
 from host_bridge.ingest import IngestResult
-from host_bridge.models import EventRecord, Hand, PokerTable, Seat
+from host_bridge.models import EventRecord, Hand, HoleCards, PokerTable, Seat
 from tests.bridge.tablesim import WireTable, showdown_hand
 
 
@@ -224,3 +224,17 @@ def test_a_failed_phh_export_is_recorded_and_ingest_goes_on(
         hand = session.scalar(select(Hand))
         assert hand is not None and hand.status == "ended" and hand.phh is None
         assert hand.phh_error == "the export failed: RuntimeError('engine bug')"
+
+
+def test_a_burn_waits_for_its_secure_half_and_stores_no_card(bridge: Bridge) -> None:
+    # CARD-8: which card was burned goes only to secure/cards, with the burn's seq.
+    wire = WireTable()
+    topic, burn = wire.event(CardBurned(hand_no=1))
+    env = json.loads(burn)
+    secret = SecureCards(table=env["table"], boot=env["boot"], seq=env["seq"], ts=env["ts"],
+                         hand_no=1, cards=("7h",), what="burn")
+    assert acks(bridge.ingest.take(topic, burn)) == [("ack", 0, 0)]  # waits for its half
+    assert acks(bridge.ingest.take(wire.topics.secure_cards, secret.to_wire())) == [
+        ("ack", env["seq"], env["seq"])]
+    with bridge.ingest._sessions() as session:
+        assert session.scalar(select(func.count()).select_from(HoleCards)) == 0

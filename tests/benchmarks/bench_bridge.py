@@ -1,0 +1,287 @@
+"""One bridge, 200 tables, a real Mosquitto (budgets: >= 5,000 events/s ingested; table
+event -> live feed p99 < 100 ms).
+
+Run: .venv/bin/python tests/benchmarks/bench_bridge.py [--tables 200] [--hands 5]
+     [--rate 1000] [--clients 4]
+
+Starts a private Mosquitto on a free loopback port and, in this process, a bridge
+(:class:`~host_bridge.bridge.Bridge` + :class:`~host_bridge.mqtt.MqttLink`, SQLite in a
+temporary directory, a subscriber on its live-feed hub). The tables are simulated by a
+child process (so the bridge's process holds only the bridge): a few aiomqtt clients, each
+publishing for many tables at QoS 1, every table in seq order — three players seated, then
+``--hands`` showdown hands (hand_started, hole_dealt + secure/cards, actions, board, pot,
+hand_ended), the envelope's ``ts`` set when it is published. The child also listens to the
+bridge's acks and says when every table's last event was acknowledged.
+
+Two runs, each with a fresh broker, bridge and store:
+1. throughput: every table publishes as fast as the broker takes it; events/s stored and
+   acked = events / (first publish -> last table fully acked);
+2. latency: the tables together publish ``--rate`` events/s (paced; the default, 5 events
+   a second per table, is well above a live table's pace); p50/p99 from a table's publish
+   (its ``ts``, so the publishers' own delays count too) to the item on the bridge's live
+   feed.
+Each run also prints the bridge process's CPU per event (loop + ingest thread, and the
+ingest thread alone): on a shared machine that is the figure to compare between runs.
+Then the bridge process's RSS (current and peak) with the tables on it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+
+import aiomqtt
+from sqlalchemy import func, select
+
+from controller.sync.messages import parse_host_ack
+from host_bridge.bridge import Bridge
+from host_bridge.db import make_engine, migrate, session_factory
+from host_bridge.models import EventRecord
+from host_bridge.mqtt import MqttLink
+from host_bridge.settings import BridgeSettings
+from tests.bridge.tablesim import WireTable, showdown_hand
+from tests.sync.conftest import MOSQUITTO, Mosquitto
+
+SITE = "bench"
+BUDGET_EVENTS_S = 5000.0
+BUDGET_P99_MS = 100.0
+TIMEOUT_S = 180.0
+NO_DELAY = ((socket.IPPROTO_TCP, socket.TCP_NODELAY, 1),)
+
+
+def _pct(values: Sequence[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))] if ordered else float("nan")
+
+
+def _rss_kib() -> tuple[int, int]:
+    fields = dict(line.split(":", 1) for line in
+                  Path("/proc/self/status").read_text().splitlines() if ":" in line)
+    return int(fields["VmRSS"].split()[0]), int(fields["VmHWM"].split()[0])
+
+
+# ---------------------------------------------------------------------------- the tables
+def _script(table: str, hands: int) -> list[tuple[str, dict[str, Any]]]:
+    """A table's messages (topic, decoded payload) in the order it sends them."""
+    wire = WireTable(table=table, boot=f"{table}-boot")
+    messages = [wire.seat(s, f"{table}-p{s}", 1000) for s in (1, 2, 3)]
+    for hand_no in range(1, hands + 1):
+        messages += wire.hand(hand_no, (1, 2, 3), showdown_hand())
+    return [(topic.replace("/test/", f"/{SITE}/", 1), json.loads(payload))
+            for topic, payload in messages]
+
+
+async def _tables(port: int, tables: int, hands: int, rate: float, clients: int) -> dict[
+        str, Any]:
+    names = [f"t{i:03d}" for i in range(tables)]
+    scripts = {name: _script(name, hands) for name in names}
+    last_seq = {n: max(p["seq"] for t, p in s if t.endswith("/event"))
+                for n, s in scripts.items()}
+    events = sum(1 for s in scripts.values() for t, _ in s if t.endswith("/event"))
+    acked: dict[str, int] = {}
+    done = asyncio.Event()
+    out: dict[str, Any] = {"tables": tables, "events": events,
+                           "messages": sum(map(len, scripts.values()))}
+
+    async def listen(sub: aiomqtt.Client) -> None:
+        async for message in sub.messages:
+            assert isinstance(message.payload, bytes)
+            ack = parse_host_ack(message.payload)
+            if ack.kind == "ack" and ack.acked > acked.get(ack.table, 0):
+                acked[ack.table] = ack.acked
+                if ack.acked >= last_seq[ack.table] and len(acked) == tables and all(
+                        acked[n] >= last_seq[n] for n in names):
+                    out["all_acked"] = time.time()
+                    done.set()
+
+    interval = tables / rate if rate > 0 else 0.0
+
+    async def play(client: aiomqtt.Client, name: str, start: float) -> None:
+        due = start
+        for topic, data in scripts[name]:
+            if interval and topic.endswith("/event"):
+                due += interval
+                await asyncio.sleep(max(0.0, due - time.monotonic()))
+            data["ts"] = time.time()
+            await client.publish(topic, json.dumps(data, separators=(",", ":")).encode(),
+                                 qos=1)
+
+    pubs = [aiomqtt.Client("127.0.0.1", port, identifier=f"bench-tables-{i}",
+                           socket_options=NO_DELAY) for i in range(clients)]
+    sub = aiomqtt.Client("127.0.0.1", port, identifier="bench-acks", socket_options=NO_DELAY)
+    async with sub:
+        await sub.subscribe(f"pitboss/v1/{SITE}/host/ack/+", qos=1)
+        listener = asyncio.create_task(listen(sub))
+        for c in pubs:
+            await c.__aenter__()
+            c.pending_calls_threshold = 10 * tables
+        try:
+            out["first_publish"] = time.time()
+            start = time.monotonic()
+            await asyncio.gather(*(play(pubs[i % clients], n, start + i * interval / tables)
+                                   for i, n in enumerate(names)))
+            out["last_publish"] = time.time()
+            try:
+                await asyncio.wait_for(done.wait(), TIMEOUT_S)
+            except TimeoutError:
+                out["acked_tables"] = sum(acked.get(n, 0) >= last_seq[n] for n in names)
+        finally:
+            listener.cancel()
+            for c in pubs:
+                await c.__aexit__(None, None, None)
+    return out
+
+
+# ---------------------------------------------------------------------------- the bridge
+@dataclass
+class Run:
+    """What one run measured."""
+
+    tables: dict[str, Any]
+    latencies_ms: list[float] = field(default_factory=list)
+    stored: int = 0
+    dropped: int = 0
+    rss_kib: tuple[int, int] = (0, 0)
+    loop_lag_ms: list[float] = field(default_factory=list)
+    cpu_s: float = 0.0  # the bridge process's CPU time (all threads) during the run
+    store_cpu_s: float = 0.0  # of which in Ingest.take_many (the ingest thread)
+    batches: int = 0
+
+
+async def _run(args: argparse.Namespace, rate: float) -> Run:
+    assert MOSQUITTO is not None
+    with tempfile.TemporaryDirectory(prefix="bench-bridge-") as tmp:
+        broker = Mosquitto(Path(tmp) / "broker")
+        broker.start()
+        try:
+            settings = BridgeSettings.model_validate({
+                "database_url": f"sqlite:///{tmp}/bridge.db", "site": SITE,
+                "mqtt_port": broker.port, "bridge_id": "bench-bridge"})
+            engine = make_engine(settings.database_url)
+            migrate(engine)
+            bridge = Bridge(settings, session_factory(engine))
+            run = Run(tables={})
+            take_many = bridge.ingest.take_many
+
+            def timed(messages: Any) -> Any:
+                t0 = time.thread_time()
+                try:
+                    return take_many(messages)
+                finally:
+                    run.store_cpu_s += time.thread_time() - t0
+                    run.batches += 1
+
+            bridge.ingest.take_many = timed  # type: ignore[method-assign]
+
+            async def watch_feed() -> None:
+                while True:
+                    async with bridge.feed.subscribe() as queue:
+                        while (item := await queue.get())["type"] != "dropped":
+                            if item["type"] == "event" and "ts" in item:
+                                run.latencies_ms.append((time.time() - item["ts"]) * 1000)
+                        run.dropped += 1
+
+            async def watch_loop() -> None:  # how late the bridge's event loop wakes up
+                while True:
+                    t0 = time.perf_counter()
+                    await asyncio.sleep(0.01)
+                    run.loop_lag_ms.append((time.perf_counter() - t0 - 0.01) * 1000)
+
+            async with MqttLink(bridge) as link:
+                await asyncio.wait_for(link.connected.wait(), 10)
+                cpu0 = time.process_time()
+                watchers = [asyncio.create_task(watch_feed()), asyncio.create_task(watch_loop())]
+                child = await asyncio.create_subprocess_exec(
+                    sys.executable, __file__, "--child", "--port", str(broker.port),
+                    "--tables", str(args.tables), "--hands", str(args.hands),
+                    "--rate", str(rate), "--clients", str(args.clients),
+                    stdout=subprocess.PIPE)
+                stdout, _ = await child.communicate()
+                await asyncio.sleep(0.2)  # the last feed items
+                for w in watchers:
+                    w.cancel()
+                run.cpu_s = time.process_time() - cpu0
+                run.tables = json.loads(stdout)
+                run.rss_kib = _rss_kib()
+            with session_factory(engine)() as session:
+                run.stored = session.scalar(select(func.count()).select_from(EventRecord)) or 0
+            engine.dispose()
+        finally:
+            broker.stop()
+    return run
+
+
+def _report(name: str, run: Run) -> float:
+    t = run.tables
+    span = t.get("all_acked", float("nan")) - t["first_publish"]
+    rate = t["events"] / span
+    print(f"[{name}] {t['events']} events ({t['messages']} messages) from {t['tables']} tables: "
+          f"published in {t['last_publish'] - t['first_publish']:.2f} s, all stored "
+          f"and acked after {span:.2f} s -> {rate:,.0f} events/s; stored {run.stored}")
+    print(f"[{name}] bridge CPU (loop + ingest thread): {run.cpu_s:.2f} s = "
+          f"{run.cpu_s / t['events'] * 1e6:.0f} us/event -> {t['events'] / run.cpu_s:,.0f} "
+          f"events per CPU-second; of it storing: {run.store_cpu_s:.2f} s in {run.batches} "
+          f"batches ({run.store_cpu_s / t['events'] * 1e6:.0f} us/event)")
+    if "acked_tables" in t:
+        print(f"[{name}] TIMEOUT: only {t['acked_tables']} tables fully acked")
+    print(f"[{name}] publish -> live feed: p50 {_pct(run.latencies_ms, 0.5):.1f} ms, "
+          f"p99 {_pct(run.latencies_ms, 0.99):.1f} ms, max {max(run.latencies_ms or [0]):.1f} "
+          f"ms over {len(run.latencies_ms)} items; feed drops {run.dropped}; bridge loop lag "
+          f"p99 {_pct(run.loop_lag_ms, 0.99):.1f} ms, max {max(run.loop_lag_ms or [0]):.1f} ms")
+    return rate
+
+
+async def _bench(args: argparse.Namespace) -> int:
+    print(f"{args.tables} tables, {args.hands} hands each, {args.clients} publishing clients, "
+          "real Mosquitto on loopback, SQLite (WAL) in a temp dir")
+    blast = await _run(args, 0.0)
+    rate = _report("throughput, unpaced", blast)
+    paced = await _run(args, args.rate)
+    _report(f"latency, paced at {args.rate:,.0f} events/s", paced)
+    p99 = _pct(paced.latencies_ms, 0.99)
+    rss, peak = paced.rss_kib
+    print(f"bridge RSS with {args.tables} tables: {rss / 1024:.1f} MiB (peak "
+          f"{peak / 1024:.1f} MiB)")
+    ok_rate, ok_p99 = rate >= BUDGET_EVENTS_S, p99 < BUDGET_P99_MS
+    print(f"budget events/s >= {BUDGET_EVENTS_S:,.0f}: {'MET' if ok_rate else 'MISSED'} "
+          f"({rate:,.0f})")
+    print(f"budget feed p99 < {BUDGET_P99_MS:.0f} ms at {args.rate:,.0f} events/s: "
+          f"{'MET' if ok_p99 else 'MISSED'} ({p99:.1f} ms)")
+    return 0 if ok_rate and ok_p99 else 1
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the benchmark (or, with ``--child``, be the tables); 1 if a budget is missed."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--tables", type=int, default=200)
+    parser.add_argument("--hands", type=int, default=5)
+    parser.add_argument("--rate", type=float, default=1000.0,
+                        help="events/s offered by all tables together in the latency run")
+    parser.add_argument("--clients", type=int, default=4)
+    parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--port", type=int, default=0, help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    if args.child:
+        out = asyncio.run(_tables(args.port, args.tables, args.hands, args.rate, args.clients))
+        print(json.dumps(out))
+        return 0
+    if MOSQUITTO is None:
+        print("mosquitto is not installed (Debian: apt-get install -y mosquitto)")
+        return 2
+    return asyncio.run(_bench(args))
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv[1:]))

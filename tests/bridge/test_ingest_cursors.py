@@ -1,0 +1,131 @@
+"""Ingest keeps each table's cursor in memory and stores off the event loop: what that must
+not change — a restarted bridge resumes from the store, a batch that fails is taken again
+message by message without counting twice, and the event loop never runs the store."""
+
+from __future__ import annotations
+
+import asyncio
+import socket
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from controller.sync.messages import TableChanged
+from host_bridge.bridge import Bridge
+from host_bridge.db import make_engine, migrate, session_factory
+from host_bridge.ingest import Ingest, IngestResult
+from host_bridge.models import PokerTable
+from host_bridge.mqtt import MqttLink
+from tests.bridge.conftest import make_settings
+from tests.bridge.tablesim import WireTable
+from tests.bridge.test_ingest import acks, event_count, table_row
+from tests.sync.conftest import MOSQUITTO, Mosquitto
+
+
+def restarted(bridge: Bridge) -> Ingest:
+    """A new ingest on the same store, as after a bridge restart (no cursors in memory)."""
+    old = bridge.ingest
+    return Ingest(old._sessions, old.site, host_boot="restarted", resend_after=50)
+
+
+def test_a_restarted_bridge_resumes_a_gap_and_waiting_hole_cards_from_the_store(
+        bridge: Bridge) -> None:
+    wire = WireTable()
+    m1, m2, m3 = (wire.seat(1, "alice", 500), wire.seat(2, "bob", 400),
+                  wire.event(TableChanged(change="level_set", level=4)))
+    bridge.ingest.take(*m1)
+    assert acks(bridge.ingest.take(*m3)) == [("ack", 1, 1), ("resend", 2, 2)]
+    again = restarted(bridge)
+    assert acks(again.take(*m3)) == [("ack", 1, 1), ("resend", 2, 2)]  # seq 3 known stored
+    assert again.duplicates == 1
+    assert acks(again.take(*m2)) == [("ack", 3, 3)]
+    row = table_row(bridge)
+    assert (row.acked_seq, row.level, row.boot) == (3, 4, "boot-1")
+    assert event_count(bridge) == 3
+
+
+def test_a_duplicate_below_the_cursor_is_compared_with_the_stored_payload(
+        bridge: Bridge) -> None:
+    wire = WireTable()
+    bridge.ingest.take(*wire.seat(1, "alice", 500))
+    bridge.ingest.take(*wire.seat(2, "bob", 500))
+    again = restarted(bridge)
+    forged = WireTable(seq=iter([1])).seat(1, "mallory", 9999)
+    assert acks(again.take(*forged)) == [("ack", 2, 2)]
+    assert (again.conflicts, again.duplicates) == (1, 0)
+
+
+def test_a_batch_taken_again_one_by_one_counts_each_message_once(
+        bridge: Bridge, monkeypatch: pytest.MonkeyPatch) -> None:
+    import host_bridge.ingest as ingest_module
+
+    real_apply = ingest_module._apply
+
+    def fail_t2(session: object, table: PokerTable, message: object, seq: int,
+                result: IngestResult) -> None:
+        if table.id == "t2":
+            raise RuntimeError("simulated bug")
+        real_apply(session, table, message, seq, result)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(ingest_module, "_apply", fail_t2)
+    t1, t2 = WireTable("t1"), WireTable("t2")
+    first = t1.seat(1, "a", 100)
+    bridge.ingest.take(*first)
+    result = bridge.ingest.take_many([first, t1.seat(2, "b", 100), t2.seat(1, "c", 100)])
+    assert (bridge.ingest.duplicates, bridge.ingest.failures) == (1, 1)
+    assert acks(result) == [("ack", 2, 2)]  # t2 stored nothing, so it gets no ack
+    assert [f["seq"] for f in result.feed if f["type"] == "event"] == [2]
+    assert table_row(bridge, "t1").acked_seq == 2
+
+
+def test_the_store_runs_off_the_event_loop(bridge: Bridge,
+                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    threads: list[str] = []
+    take_many = bridge.ingest.take_many
+
+    def record(messages: list[tuple[str, bytes]]) -> IngestResult:
+        threads.append(threading.current_thread().name)
+        return take_many(messages)
+
+    monkeypatch.setattr(bridge.ingest, "take_many", record)
+    result = asyncio.run(bridge.receive(*WireTable().seat(1, "alice", 500)))
+    assert acks(result) == [("ack", 1, 1)]
+    assert threads and threads[0] != threading.main_thread().name
+    assert threads[0].startswith("bridge-ingest")
+
+
+@pytest.fixture
+def broker_process(tmp_path: Path) -> Iterator[Mosquitto]:
+    """A Mosquitto on a free loopback port for one test."""
+    if MOSQUITTO is None:
+        pytest.skip("mosquitto is not installed (Debian: apt-get install -y mosquitto)")
+    broker = Mosquitto(tmp_path / "broker")
+    broker.start()
+    try:
+        yield broker
+    finally:
+        broker.stop()
+
+
+def test_the_broker_connection_sends_small_packets_at_once(
+        tmp_path: Path, broker_process: Mosquitto) -> None:
+    """TCP_NODELAY on the bridge's socket: with Nagle's algorithm and the broker's delayed
+    ACKs an ack per batch could wait up to 40 ms."""
+    settings = make_settings(tmp_path, mqtt_port=broker_process.port)
+    engine = make_engine(settings.database_url)
+    migrate(engine)
+
+    async def nodelay() -> int:
+        async with MqttLink(Bridge(settings, session_factory(engine))) as link:
+            await asyncio.wait_for(link.connected.wait(), 30)
+            assert link._client is not None
+            sock = link._client._client.socket()
+            assert sock is not None
+            return int(sock.getsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY))
+
+    try:
+        assert asyncio.run(nodelay()) != 0
+    finally:
+        engine.dispose()
