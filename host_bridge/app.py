@@ -21,7 +21,7 @@ from host_bridge.bridge import Bridge
 from host_bridge.db import make_engine, migrate, session_factory
 from host_bridge.ingest import Publisher
 from host_bridge.mqtt import MqttLink
-from host_bridge.routes import commands, feed, hands, tables
+from host_bridge.routes import commands, dashboard, feed, hands, tables
 from host_bridge.settings import BridgeSettings
 
 API_PREFIX = "/api/v1"
@@ -79,4 +79,5 @@ def create_app(settings: BridgeSettings, *, publisher: Publisher | None = None,
     for module in (tables, hands, commands, feed):
         api.include_router(module.router)
     app.include_router(api)
+    dashboard.mount(app)
     return app

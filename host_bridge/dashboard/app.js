@@ -1,0 +1,559 @@
+// Pitboss floor dashboard: plain JavaScript, no build step.
+// Reads /api/v1/tables, follows /api/v1/feed, posts /api/v1/tables/{id}/commands.
+// The API enforces the roles; this page only hides what a role may not send.
+"use strict";
+
+const API = "/api/v1";
+const TOKEN_KEY = "pitboss.token";
+const FLOOR_COMMANDS = new Set(["pause", "resume", "call_clock", "seat_player",
+  "remove_player", "move_player"]);
+const COMMAND_ROLES = new Set(["floor", "director", "admin"]);
+const SHORT_BY = 2; // a table this many players below the fullest one is short-handed
+const REFRESHING_EVENTS = new Set(["table_changed", "hand_started", "hand_ended",
+  "hand_voided"]);
+
+const state = {
+  token: null,
+  role: null,
+  tables: new Map(),   // id -> TablePublic from the API
+  blinds: new Map(),   // id -> {small, big} of the latest hand
+  hands: new Map(),    // id -> who-acts tracker of the hand in progress
+  selected: null,
+  socket: null,
+  retry: 0,
+  renderQueued: false,
+  refreshing: new Map(), // id -> {running, again}
+  pending: new Set(),    // commands sent and not answered yet, as "table command-json"
+  turnsSeen: 0,
+  turnsMissed: 0,
+};
+
+const $ = (id) => document.getElementById(id);
+
+// ------------------------------------------------------------------ DOM helper
+function h(tag, attrs, ...children) {
+  const el = document.createElement(tag);
+  for (const [key, value] of Object.entries(attrs || {})) {
+    if (value === null || value === undefined || value === false) continue;
+    if (key === "class") el.className = value;
+    else if (key === "dataset") Object.assign(el.dataset, value);
+    else if (key.startsWith("on")) el.addEventListener(key.slice(2), value);
+    else el.setAttribute(key, value === true ? "" : value);
+  }
+  for (const child of children.flat()) {
+    if (child === null || child === undefined || child === false) continue;
+    el.append(child instanceof Node ? child : document.createTextNode(String(child)));
+  }
+  return el;
+}
+
+// Re-rendering builds fresh nodes; patch() carries over only what differs, so a button
+// under the pointer stays the same element while the table it belongs to is busy (a click
+// on a button replaced between mousedown and mouseup would be lost). Buttons carry their
+// command in data attributes and one delegated listener reads them.
+function patchChildren(parent, fresh) {
+  const old = [...parent.childNodes];
+  fresh.forEach((node, i) => {
+    if (i < old.length) patchNode(old[i], node);
+    else parent.append(node);
+  });
+  for (let i = fresh.length; i < old.length; i += 1) old[i].remove();
+}
+
+function patchNode(cur, node) {
+  if (cur.isEqualNode(node)) return;
+  if (cur.nodeName !== node.nodeName || (cur.nodeType !== 1 && cur.nodeType !== 3)) {
+    cur.replaceWith(node);
+    return;
+  }
+  if (cur.nodeType === 3) {
+    cur.textContent = node.textContent;
+    return;
+  }
+  for (const a of [...cur.attributes]) if (!node.hasAttribute(a.name)) cur.removeAttribute(a.name);
+  for (const a of node.attributes) {
+    if (cur.getAttribute(a.name) !== a.value) cur.setAttribute(a.name, a.value);
+  }
+  patchChildren(cur, [...node.childNodes]);
+}
+
+const chips = (n) => (n === null || n === undefined ? "–" : Number(n).toLocaleString("en-US"));
+
+// ------------------------------------------------------------------ roles
+function canSend(name) {
+  if (!COMMAND_ROLES.has(state.role)) return false;
+  return state.role !== "floor" || FLOOR_COMMANDS.has(name);
+}
+
+// ------------------------------------------------------------------ HTTP
+class ApiError extends Error {
+  constructor(status, detail) {
+    super(detail);
+    this.status = status;
+  }
+}
+
+async function api(path, options = {}) {
+  const headers = { Authorization: `Bearer ${state.token}`, ...(options.headers || {}) };
+  let response;
+  try {
+    response = await fetch(API + path, { ...options, headers });
+  } catch (err) {
+    throw new ApiError(0, `the bridge cannot be reached (${err.message}); check the network`);
+  }
+  let body = null;
+  try { body = await response.json(); } catch { body = null; }
+  if (!response.ok) {
+    const detail = body && (body.message || (typeof body.detail === "string" ? body.detail : null));
+    const fallback = response.status >= 500
+      ? `the bridge failed (HTTP ${response.status}); check the table's state before `
+        + "trying again, and tell the bridge's admin"
+      : `HTTP ${response.status}`;
+    throw new ApiError(response.status, detail || fallback);
+  }
+  return body;
+}
+
+// ------------------------------------------------------------------ loading
+async function loadTables() {
+  const body = await api("/tables");
+  state.tables = new Map(body.data.map((t) => [t.id, t]));
+  scheduleRender();
+  await Promise.all(body.data.filter((t) => !state.blinds.has(t.id) && t.hand_no > 0)
+    .map((t) => loadBlinds(t.id)));
+  scheduleRender();
+}
+
+async function loadBlinds(tableId) {
+  try {
+    const hands = await api(`/tables/${encodeURIComponent(tableId)}/hands?limit=1`);
+    const [last] = hands.data;
+    if (last && !state.blinds.has(tableId)) {
+      state.blinds.set(tableId, { small: last.small_blind, big: last.big_blind });
+    }
+  } catch { /* blinds show as unknown */ }
+}
+
+function refreshTable(tableId) {
+  const job = state.refreshing.get(tableId);
+  if (job) { job.again = true; return; }
+  const run = { again: false };
+  state.refreshing.set(tableId, run);
+  (async () => {
+    do {
+      run.again = false;
+      try {
+        state.tables.set(tableId, await api(`/tables/${encodeURIComponent(tableId)}`));
+        scheduleRender();
+      } catch (err) {
+        if (err.status === 401) { signOut(err.message); return; }
+      }
+    } while (run.again);
+    state.refreshing.delete(tableId);
+  })();
+}
+
+// ------------------------------------------------------------------ feed
+function connectFeed() {
+  const scheme = location.protocol === "https:" ? "wss" : "ws";
+  const socket = new WebSocket(`${scheme}://${location.host}${API}/feed`);
+  state.socket = socket;
+  setLink("Connecting…", "connecting");
+  socket.addEventListener("open", () => socket.send(JSON.stringify({ token: state.token })));
+  socket.addEventListener("message", (message) => {
+    let item;
+    try { item = JSON.parse(message.data); } catch { return; }
+    onFeed(item);
+  });
+  socket.addEventListener("close", (closed) => {
+    if (state.socket !== socket) return; // replaced or signed out
+    state.socket = null;
+    if (closed.code === 4401 || closed.code === 4403) {
+      signOut(closed.reason || "the bridge refused this token");
+      return;
+    }
+    state.retry = Math.min(state.retry + 1, 5);
+    setLink("Connection lost; reconnecting…", "down");
+    setTimeout(() => { if (state.token && !state.socket) connectFeed(); }, 1000 * state.retry);
+  });
+}
+
+function onFeed(item) {
+  if (item.type === "hello") {
+    state.role = item.role;
+    state.retry = 0;
+    setLink("Live", "live");
+    const who = $("who");
+    who.textContent = `Signed in as ${item.role}`;
+    who.hidden = false;
+    loadTables().catch((err) => setLink(`Could not load the tables: ${err.message}`, "down"));
+    scheduleRender();
+  } else if (item.type === "status") {
+    const table = state.tables.get(item.table);
+    if (table) { table.online = item.online; scheduleRender(); }
+    refreshTable(item.table);
+  } else if (item.type === "event") {
+    followHand(item.table, item.event);
+    if (REFRESHING_EVENTS.has(item.event.kind) || !state.tables.has(item.table)) {
+      refreshTable(item.table);
+    }
+    scheduleRender();
+  }
+  // "hand_ended" items repeat what the hand_ended event said; "dropped" is followed by
+  // a close, and the reconnection reloads everything
+}
+
+function setLink(text, kind) {
+  const link = $("link");
+  link.textContent = text;
+  link.dataset.kind = kind;
+}
+
+// ------------------------------------------------------------------ rendering
+function scheduleRender() {
+  if (state.renderQueued) return;
+  state.renderQueued = true;
+  requestAnimationFrame(() => {
+    state.renderQueued = false;
+    render();
+  });
+}
+
+function fullest() {
+  let most = 0;
+  for (const t of state.tables.values()) if (!t.closed) most = Math.max(most, t.seats.length);
+  return most;
+}
+
+function shortBy(table, most) {
+  if (table.closed) return 0;
+  const gap = most - table.seats.length;
+  return gap >= SHORT_BY ? gap : 0;
+}
+
+function badges(table, short) {
+  const out = [];
+  if (!table.online) out.push(h("span", { class: "badge offline" }, "OFFLINE"));
+  if (table.closed) out.push(h("span", { class: "badge closed" }, "CLOSED"));
+  if (table.paused) out.push(h("span", { class: "badge paused" }, "PAUSED"));
+  if (table.hand_for_hand) out.push(h("span", { class: "badge h4h" }, "HAND-FOR-HAND"));
+  if (short) out.push(h("span", { class: "badge short" }, `SHORT −${short}`));
+  if (table.colour_up_at_level) {
+    out.push(h("span", { class: "badge colour" }, `COLOUR-UP AT L${table.colour_up_at_level}`));
+  }
+  return out;
+}
+
+function facts(table) {
+  const blinds = state.blinds.get(table.id);
+  const clock = table.paused ? "paused"
+    : table.clock_on_seat ? `called on seat ${table.clock_on_seat}` : "running";
+  const rows = [
+    ["Level", table.level],
+    ["Blinds", blinds ? `${chips(blinds.small)} / ${chips(blinds.big)}` : "–"],
+    ["Clock", clock],
+    ["Hand", table.hand_in_progress ? `#${table.hand_no} in play`
+      : table.hand_no ? `#${table.hand_no} over` : "none yet"],
+    ["Players", table.seats.length],
+  ];
+  return h("dl", { class: "facts" }, rows.map(([k, v]) => h("div", { class: "fact" },
+    h("dt", {}, k), h("dd", { dataset: { fact: k.toLowerCase() } }, v))));
+}
+
+function seatList(table) {
+  const acting = seatToAct(table.id);
+  if (table.seats.length === 0) return h("p", { class: "empty" }, "No players seated");
+  return h("ol", { class: "seats", "aria-label": `Seats at table ${table.id}` },
+    table.seats.map((s) => {
+      const toAct = s.seat === acting;
+      const clocked = s.seat === table.clock_on_seat;
+      return h("li", {
+        class: `seat${toAct ? " to-act" : ""}${clocked ? " clocked" : ""}`,
+        dataset: { seat: s.seat },
+      },
+      h("span", { class: "seat-no" }, `Seat ${s.seat}`),
+      h("span", { class: "player" }, h("span", { class: "name" }, s.player),
+        toAct ? h("span", { class: "tag act" }, "to act") : null,
+        clocked ? h("span", { class: "tag clock" }, "clock") : null),
+      h("span", { class: "stack" }, chips(s.stack)));
+    }));
+}
+
+function render() {
+  const grid = $("grid");
+  const most = fullest();
+  const tables = [...state.tables.values()].sort((a, b) => a.id.localeCompare(b.id,
+    undefined, { numeric: true }));
+  $("no-tables").hidden = tables.length > 0;
+  patchChildren(grid, tables.map((t) => {
+    const short = shortBy(t, most);
+    const classes = ["table-card", t.online ? "online" : "offline", short ? "short" : "",
+      t.paused ? "paused" : "", t.closed ? "closed" : "",
+      t.id === state.selected ? "selected" : ""].filter(Boolean).join(" ");
+    return h("li", { class: classes, dataset: { table: t.id } },
+      h("div", { class: "card-head" },
+        h("h3", {}, h("button", {
+          type: "button", class: "open", "aria-pressed": String(t.id === state.selected),
+          dataset: { open: t.id },
+        }, `Table ${t.id}`)),
+        h("p", { class: "badges" }, badges(t, short))),
+      facts(t), seatList(t));
+  }));
+  const online = tables.filter((t) => t.online).length;
+  const players = tables.reduce((n, t) => n + t.seats.length, 0);
+  $("summary").textContent = tables.length
+    ? `${tables.length} tables · ${online} online · ${players} players` : "";
+  renderDetail(most);
+}
+
+// ------------------------------------------------------------------ detail view
+function select(tableId) {
+  state.selected = state.selected === tableId ? null : tableId;
+  if (state.selected) history.replaceState(null, "", `#table=${encodeURIComponent(tableId)}`);
+  else history.replaceState(null, "", location.pathname);
+  render();
+  if (state.selected) $("detail-title").focus?.();
+}
+
+function commandButton(label, command, table, extra = {}) {
+  if (!canSend(command.name)) return null;
+  const json = JSON.stringify(command);
+  return h("button", {
+    type: "button", class: extra.danger ? "cmd danger" : "cmd",
+    disabled: !table.online || state.pending.has(`${table.id} ${json}`),
+    dataset: { command: json, table: table.id },
+  }, label);
+}
+
+function renderDetail(most) {
+  const table = state.selected ? state.tables.get(state.selected) : null;
+  const detail = $("detail");
+  detail.hidden = !table;
+  document.body.classList.toggle("with-detail", Boolean(table));
+  if (!table) return;
+  const short = shortBy(table, most);
+  $("detail-title").textContent = `Table ${table.id}`;
+  $("detail-title").setAttribute("tabindex", "-1");
+
+  const others = [...state.tables.values()].filter((t) => t.id !== table.id && !t.closed);
+  const acting = seatToAct(table.id);
+  const rows = table.seats.map((s) => {
+    const actions = [];
+    actions.push(commandButton("Call clock", { name: "call_clock", seat: s.seat }, table));
+    actions.push(commandButton("Remove", { name: "remove_player", seat: s.seat }, table,
+      { danger: true }));
+    if (canSend("move_player") && others.length) {
+      const id = `move-${s.seat}`;
+      const choose = h("select", { id, class: "move-to", dataset: { seat: s.seat } },
+        others.map((t) => h("option", { value: t.id }, t.id)));
+      actions.push(h("span", { class: "move" },
+        h("label", { for: id }, "to table"), choose,
+        h("button", {
+          type: "button", class: "cmd", disabled: !table.online,
+          dataset: { move: s.seat, table: table.id },
+        }, "Move")));
+    }
+    return h("tr", { class: s.seat === acting ? "to-act" : "", dataset: { seat: s.seat } },
+      h("th", { scope: "row" }, s.seat),
+      h("td", {}, h("span", { class: "player" }, h("span", { class: "name" }, s.player),
+        s.seat === acting ? h("span", { class: "tag act" }, "to act") : null,
+        s.seat === table.clock_on_seat ? h("span", { class: "tag clock" }, "clock") : null)),
+      h("td", { class: "num" }, chips(s.stack)),
+      COMMAND_ROLES.has(state.role) ? h("td", { class: "actions" }, actions) : null);
+  });
+  const seats = table.seats.length === 0 ? h("p", { class: "empty" }, "No players seated")
+    : h("table", { class: "seat-table" },
+      h("caption", {}, `Players at table ${table.id}`),
+      h("thead", {}, h("tr", {}, h("th", { scope: "col" }, "Seat"),
+        h("th", { scope: "col" }, "Player"), h("th", { scope: "col", class: "num" }, "Stack"),
+        COMMAND_ROLES.has(state.role) ? h("th", { scope: "col" }, "Commands") : null)),
+      h("tbody", {}, rows));
+  patchChildren($("detail-body"), [
+    h("p", { class: "badges big" }, badges(table, short),
+      table.online ? null : h("span", { class: "note" },
+        "Commands cannot reach an offline table.")),
+    facts(table), seats]);
+
+  // the table's own commands
+  const commands = $("commands");
+  commands.hidden = !COMMAND_ROLES.has(state.role);
+  if (commands.hidden) return;
+  const closeArmed = $("table-commands").dataset.armed === table.id;
+  patchChildren($("table-commands"), [
+    table.paused ? commandButton("Resume", { name: "resume" }, table)
+      : commandButton("Pause", { name: "pause" }, table),
+    table.hand_for_hand
+      ? commandButton("Stop hand-for-hand", { name: "hand_for_hand", on: false }, table)
+      : commandButton("Start hand-for-hand", { name: "hand_for_hand", on: true }, table),
+    canSend("close_table") ? (closeArmed
+      ? commandButton(`Yes, close table ${table.id}`, { name: "close_table" }, table,
+        { danger: true })
+      : h("button", {
+        type: "button", class: "cmd danger", disabled: !table.online,
+        dataset: { arm: table.id },
+      }, "Close table…")) : null,
+  ].filter(Boolean));
+  $("seat-form").hidden = !canSend("seat_player");
+  $("director-form").hidden = !canSend("set_level");
+  for (const el of document.querySelectorAll("#commands form button, #commands form input, "
+    + "#commands form select")) el.disabled = !table.online;
+  const free = [];
+  const taken = new Set(table.seats.map((s) => s.seat));
+  for (let seat = 1; seat <= 10; seat += 1) if (!taken.has(seat)) free.push(seat);
+  const seatSelect = $("seat-seat");
+  const keep = seatSelect.value;
+  if (seatSelect.dataset.free !== free.join(",")) {
+    seatSelect.replaceChildren(...free.map((n) => h("option", { value: n }, `Seat ${n}`)));
+    seatSelect.dataset.free = free.join(",");
+    if (free.includes(Number(keep))) seatSelect.value = keep;
+  }
+  if (!$("level").value) $("level").placeholder = String(table.level + 1);
+}
+
+// ------------------------------------------------------------------ commands
+const describe = (c) => {
+  const bits = Object.entries(c).filter(([k]) => k !== "name").map(([k, v]) => `${k} ${v}`);
+  return bits.length ? `${c.name} (${bits.join(", ")})` : c.name;
+};
+
+function addReply(text, kind) {
+  const time = new Date().toLocaleTimeString("en-GB");
+  const item = h("li", { class: `reply ${kind}` }, h("time", {}, time), " ", text);
+  $("replies").prepend(item);
+  while ($("replies").children.length > 30) $("replies").lastChild.remove();
+  return item;
+}
+
+async function send(tableId, command, button) {
+  $("table-commands").dataset.armed = "";
+  const what = describe(command);
+  const key = `${tableId} ${JSON.stringify(command)}`;
+  const pending = addReply(`Sending ${what} to table ${tableId}…`, "pending");
+  state.pending.add(key);
+  if (button) { button.disabled = true; button.setAttribute("aria-busy", "true"); }
+  let text;
+  let kind;
+  try {
+    const reply = await api(`/tables/${encodeURIComponent(tableId)}/commands`, {
+      method: "POST", headers: { "Content-Type": "application/json" },
+      body: JSON.stringify({ command }),
+    });
+    if (reply.status === "ok") {
+      const data = reply.data ? Object.entries(reply.data).map(([k, v]) => `${k}: ${v}`)
+        .join(", ") : "";
+      text = `Table ${tableId} did ${what}${data ? ` — ${data}` : ""}`;
+      kind = "ok";
+    } else {
+      text = `Table ${tableId} refused ${what}: ${reply.error || "no reason given"}`;
+      kind = "error";
+    }
+  } catch (err) {
+    text = err.status === 504 ? `No reply: ${err.message}` : `Not done: ${err.message}`;
+    kind = "error";
+    if (err.status === 401) signOut(err.message);
+  }
+  pending.className = `reply ${kind}`;
+  pending.replaceChildren(h("time", {}, new Date().toLocaleTimeString("en-GB")), " ", text);
+  state.pending.delete(key);
+  if (button) { button.removeAttribute("aria-busy"); button.disabled = false; }
+  refreshTable(tableId);
+  scheduleRender();
+}
+
+function intField(id) {
+  const el = $(id);
+  if (!el.reportValidity() || el.value === "") { el.focus(); return null; }
+  return Number(el.value);
+}
+
+// ------------------------------------------------------------------ sign in / out
+async function signIn(token) {
+  state.token = token;
+  try {
+    await api("/tables");
+  } catch (err) {
+    state.token = null;
+    sessionStorage.removeItem(TOKEN_KEY);
+    $("sign-in-error").textContent = err.status === 401
+      ? "That token is not recognised. Check it, or ask an admin for one."
+      : err.message;
+    return;
+  }
+  sessionStorage.setItem(TOKEN_KEY, token);
+  $("sign-in-error").textContent = "";
+  $("token").value = "";
+  $("sign-in").hidden = true;
+  $("board").hidden = false;
+  $("sign-out").hidden = false;
+  const wanted = new URLSearchParams(location.hash.slice(1)).get("table");
+  if (wanted) state.selected = wanted;
+  connectFeed();
+}
+
+function signOut(reason) {
+  const socket = state.socket;
+  Object.assign(state, { token: null, role: null, socket: null, selected: null });
+  state.tables.clear();
+  state.hands.clear();
+  state.blinds.clear();
+  if (socket) socket.close();
+  sessionStorage.removeItem(TOKEN_KEY);
+  $("board").hidden = true;
+  $("sign-out").hidden = true;
+  $("who").hidden = true;
+  $("sign-in").hidden = false;
+  $("sign-in-error").textContent = reason || "";
+  $("replies").replaceChildren();
+  setLink("Not signed in", "none");
+  $("token").focus();
+}
+
+function wire() {
+  $("sign-in-form").addEventListener("submit", (e) => {
+    e.preventDefault();
+    const token = $("token").value.trim();
+    if (token) signIn(token);
+  });
+  $("sign-out").addEventListener("click", () => signOut(""));
+  $("close-detail").addEventListener("click", () => select(state.selected));
+  $("seat-form").addEventListener("submit", (e) => {
+    e.preventDefault();
+    const stack = intField("seat-stack");
+    const player = $("seat-player");
+    if (stack === null || !player.reportValidity()) return;
+    send(state.selected, { name: "seat_player", seat: Number($("seat-seat").value),
+      player: player.value, stack }, e.submitter);
+  });
+  $("set-level").addEventListener("click", (e) => {
+    const level = intField("level");
+    if (level !== null) send(state.selected, { name: "set_level", level }, e.currentTarget);
+  });
+  $("colour-up").addEventListener("click", (e) => {
+    const level = intField("colour-level");
+    if (level !== null) {
+      send(state.selected, { name: "colour_up", at_level: level }, e.currentTarget);
+    }
+  });
+  document.addEventListener("click", (e) => {
+    const button = e.target.closest("button");
+    if (!button || button.disabled) return;
+    const { open, command, table, move, arm } = button.dataset;
+    if (open) select(open);
+    else if (command) send(table, JSON.parse(command), button);
+    else if (move) {
+      const to = button.closest("tr").querySelector("select.move-to").value;
+      send(table, { name: "move_player", seat: Number(move), to_table: to }, button);
+    } else if (arm) {
+      $("table-commands").dataset.armed = arm;
+      render();
+    }
+  });
+  document.addEventListener("keydown", (e) => {
+    if (e.key === "Escape" && state.selected) select(state.selected);
+  });
+  const saved = sessionStorage.getItem(TOKEN_KEY);
+  if (saved) signIn(saved);
+  else $("token").focus();
+}
+
+wire();
