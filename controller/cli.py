@@ -29,6 +29,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
                     "updated, memory over 10,000 hands"),
     "bench sync": ("tests.benchmarks.bench_sync", "events/s and latency through the journal "
                    "and outbox to a real Mosquitto; catch-up after an outage"),
+    "bench bridge": ("tests.benchmarks.bench_bridge", "one bridge ingesting 200 tables "
+                     "through a real Mosquitto; feed latency; memory"),
     "bench link": ("tests.benchmarks.bench_link", "seat-node link frames decoded per second"),
     "bench devices": ("tests.benchmarks.bench_devices", "card placed -> CardArrived latency, "
                       "device layer memory"),
