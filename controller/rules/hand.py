@@ -72,6 +72,8 @@ class Hand:
     __slots__ = (
         "_active",
         "_known",
+        "_limits",
+        "_limits_at",
         "_show_queue",
         "_successive",
         "acted",
@@ -132,6 +134,8 @@ class Hand:
         self.last_aggressor: int | None = None  # ... in the whole hand
         self._active = n  # players holding cards with chips behind (not all-in)
         self._known: set[int] = set()
+        self._limits_at = -1  # len(log) when _limits was worked out (-1: never)
+        self._limits: tuple[int, int] | None = None
         self._successive = profile.short_allin_successive  # BET-9 mode, read once
         self._show_queue: list[int] = []
         self._post_forced_bets()
@@ -463,14 +467,23 @@ class Hand:
         return self.call(p)
 
     def _raise_limits(self) -> tuple[int, int] | None:
-        """(min, max) bet-or-raise totals for the player to act, or None if they may not."""
+        """(min, max) bet-or-raise totals for the player to act, or None if they may not.
+
+        Asked several times per decision (min, max, the live chip rules): kept until the
+        next action, since every change to the hand appends to its log.
+        """
+        key = len(self.log)
+        if self._limits_at == key:
+            return self._limits
         p = self.actor
-        if p is None or self.phase is not Phase.BETTING:
-            return None
-        try:
-            return self._verify_raise_rights(p)
-        except IllegalActionError:
-            return None
+        limits: tuple[int, int] | None = None
+        if p is not None and self.phase is Phase.BETTING:
+            try:
+                limits = self._verify_raise_rights(p)
+            except IllegalActionError:
+                limits = None
+        self._limits_at, self._limits = key, limits
+        return limits
 
     def _verify_raise_rights(self, p: int) -> tuple[int, int]:
         cfg = self.config
