@@ -49,7 +49,7 @@ except ImportError:  # CPython: the controller's clock is monotonic and never wr
 
 import struct
 
-PROTOCOL_VERSION = const(1)
+PROTOCOL_VERSION = const(2)  # 2: the body length is in the checked header
 
 # Frame types. Control frames:
 T_ACK = const(0x01)
@@ -79,11 +79,13 @@ NO_READER = const(0xFF)  # hello: the node has no player-card reader
 CONTROLLER_SEAT = const(0xFF)  # hello: sent by the controller, not a seat
 
 MAX_BODY = const(16)
-_HEADER = const(3)
+# type, seq (2), body length: the length makes a frame cut short by a corrupted delimiter
+# fail for certain, not by the 1-in-65536 chance of its last two bytes passing as a CRC.
+_HEADER = const(4)
 _CRC_LEN = const(2)
-MIN_FRAME = const(5)  # header + CRC, empty body
-MAX_FRAME = const(21)  # header + MAX_BODY + CRC
-MAX_ENCODED = const(22)  # COBS adds one byte per 254 (so one here); the delimiter is extra
+MIN_FRAME = const(6)  # header + CRC, empty body
+MAX_FRAME = const(22)  # header + MAX_BODY + CRC
+MAX_ENCODED = const(23)  # COBS adds one byte per 254 (so one here); the delimiter is extra
 
 # Body length (min, max) per type; anything else is rejected as malformed.
 _HELLO_FMT = ">BIBBBBBB"  # proto, boot id, seat, fw major, minor, patch, readers, player reader
@@ -213,6 +215,7 @@ def encode_frame(ftype, seq, body=b""):
     raw[0] = ftype
     raw[1] = (seq >> 8) & 0xFF
     raw[2] = seq & 0xFF
+    raw[3] = len(body)
     raw[_HEADER : _HEADER + len(body)] = body
     crc = crc16(memoryview(raw)[: _HEADER + len(body)])
     raw[-2] = crc >> 8
@@ -344,6 +347,9 @@ class FrameDecoder:
             return None
         if crc16(raw[:-2]) != (raw[-2] << 8) | raw[-1]:
             stats.rejected_crc += 1
+            return None
+        if raw[3] != n - _HEADER - _CRC_LEN:  # cut short or run together
+            stats.rejected_length += 1
             return None
         ftype = raw[0]
         limits = _BODY_LEN.get(ftype)

@@ -155,7 +155,7 @@ def test_a_wrong_crc_is_rejected_as_crc() -> None:
 
 
 def test_an_oversized_frame_with_a_good_crc_is_rejected_as_oversize() -> None:
-    raw = raw_with_crc(bytes((L.T_CARD_ARRIVED, 0, 1)) + bytes(range(1, 18)))
+    raw = raw_with_crc(bytes((L.T_CARD_ARRIVED, 0, 1, 17)) + bytes(range(1, 18)))
     assert len(raw) == L.MAX_FRAME + 1
     dec = L.FrameDecoder()
     assert dec.feed(L.cobs_encode(raw) + b"\x00") == []
@@ -190,9 +190,21 @@ def test_a_type_this_side_does_not_take_is_rejected_as_type() -> None:
 @pytest.mark.parametrize(("ftype", "body_len"), [(L.T_BUTTON, 0), (L.T_LED, 11), (L.T_ACK, 1)])
 def test_a_body_of_the_wrong_length_is_rejected_as_length(ftype: int, body_len: int) -> None:
     dec = L.FrameDecoder()
-    payload = bytes((ftype, 0, 1)) + b"\x01" * body_len
+    payload = bytes((ftype, 0, 1, body_len)) + b"\x01" * body_len
     assert dec.feed(L.cobs_encode(raw_with_crc(payload)) + b"\x00") == []
     assert dec.stats.rejected_length == 1
+
+
+def test_a_frame_cut_short_is_rejected_even_when_its_crc_passes() -> None:
+    # A corrupted COBS code byte can become a delimiter and cut a frame short; if the two
+    # bytes before the cut happen to be a valid CRC (1 in 65,536), only the declared body
+    # length catches it (found by the flipped-bit fuzz test below).
+    body = b"\xb8\xceH\xb8^{\xaa\xed\x88"
+    declared = bytes((0x11, 0, 6, len(body)))
+    cut = raw_with_crc(declared + body[:-1])  # one byte short, with a CRC that matches
+    dec = L.FrameDecoder()
+    assert dec.feed(L.cobs_encode(cut) + b"\x00") == []
+    assert dec.stats.rejected_length == 1 and dec.stats.rejected_crc == 0
 
 
 def test_empty_frames_between_delimiters_are_idle_line_not_errors() -> None:
