@@ -7,7 +7,6 @@ dispatches, so ``pitboss --help`` stays quick and importing one job never loads 
 from __future__ import annotations
 
 import importlib
-import inspect
 import sys
 from pathlib import Path
 
@@ -77,12 +76,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"pitboss {name}: a package it needs is missing ({exc.name}); install the "
               "test extras: pip install -e '.[test]'", file=sys.stderr)
         return 2
-    takes_args = bool(inspect.signature(module.main).parameters)
-    if rest and not takes_args:
-        print(f"pitboss {name} takes no arguments", file=sys.stderr)
-        return 2
-    result = module.main(rest) if takes_args else module.main()
-    return int(result or 0)
+    return int(module.main(rest) or 0)
 
 
 if __name__ == "__main__":

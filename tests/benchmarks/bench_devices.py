@@ -14,6 +14,7 @@
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 import os
 import statistics
@@ -92,7 +93,9 @@ def _figures(extra: list[float]) -> tuple[float, float, float]:
     return statistics.median(extra), extra[int(len(extra) * 0.99) - 1], extra[-1]
 
 
-def main() -> int:
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="pitboss bench", description=__doc__)
+    parser.parse_args(argv)  # no options: --help says what it measures
     extra, stable = asyncio.run(card_latency())
     median, p99, worst = _figures(extra)
     print(f"card placed -> CardArrived beyond the {stable * 1000:.0f} ms stable-read time, "

@@ -11,6 +11,7 @@ and prints frames per second for each, best of 5 runs.
 
 from __future__ import annotations
 
+import argparse
 import sys
 import time
 from pathlib import Path
@@ -66,7 +67,9 @@ def bench_endpoint(parts: list[bytes]) -> float:
     return FRAMES / dt
 
 
-def main() -> int:
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="pitboss bench", description=__doc__)
+    parser.parse_args(argv)  # no options: --help says what it measures
     stream = make_stream(FRAMES)
     parts = chunks(stream)
     print(
