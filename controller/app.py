@@ -43,6 +43,7 @@ from controller.sync.messages import (
     HandForHand,
     JsonScalar,
     MovePlayer,
+    NextHand,
     Pause,
     PublicState,
     RemovePlayer,
@@ -50,6 +51,7 @@ from controller.sync.messages import (
     ScheduleColourUp,
     SeatPlayer,
     SetLevel,
+    SyncClock,
     TableEvent,
 )
 from controller.sync.outbox import Outbox
@@ -302,6 +304,10 @@ class TableCommands:
                 return self._run(command_id, lambda: t.call_clock(seat, caller="floor"))
             case HandForHand():
                 raise CommandRefused("the live table has no hand-for-hand mode yet")
+            case NextHand():
+                raise CommandRefused("the table is not playing hand-for-hand")
+            case SyncClock():
+                raise CommandRefused("the live table does not follow the host's clock yet")
             case ScheduleColourUp():
                 raise CommandRefused("the live table cannot schedule a colour-up yet")
             case SetLevel(level=level):

@@ -362,7 +362,7 @@ class StackAdjusted(Frozen):
 TableChange = Literal[
     "paused", "resumed", "level_set", "clock_called", "hand_for_hand",
     "colour_up_scheduled", "player_seated", "player_removed", "player_moved", "table_closed",
-    "sat_out", "came_back",
+    "sat_out", "came_back", "player_busted", "hand_released", "clock_synced",
 ]
 
 

@@ -69,11 +69,12 @@ __all__ = [
     "EventMessage", "GameSetup", "HandEnded", "HandForHand", "HandLayout", "HandShown",
     "HandStarted", "HandStep", "HandVoided", "HoleCardsDealt", "HoleDealt", "HostAck",
     "HostStatusMessage", "Irregularity", "JsonScalar", "MessageRejected", "MisdealDeclared",
-    "MovePlayer", "Pause", "PlayerCheckedIn", "PotAwarded", "PublicEvent", "PublicState",
-    "RemovePlayer", "ReplyMessage", "ResendRequest", "Resume", "ScheduleColourUp",
-    "SeatAdjustment", "SeatPlayer", "SeatPresence", "SeatView", "SecretEvent", "SecureCards",
-    "SetLevel", "ShotClockReport", "StackAdjusted", "StackReason", "StateMessage",
-    "StatusMessage", "TableChange", "TableChanged", "TableEvent", "parse_host_ack", "parse_message",
+    "MovePlayer", "NextHand", "Pause", "PlayerCheckedIn", "PotAwarded", "PublicEvent",
+    "PublicState", "RemovePlayer", "ReplyMessage", "ResendRequest", "Resume",
+    "ScheduleColourUp", "SeatAdjustment", "SeatPlayer", "SeatPresence", "SeatView",
+    "SecretEvent", "SecureCards", "SetLevel", "ShotClockReport", "StackAdjusted",
+    "StackReason", "StateMessage", "StatusMessage", "SyncClock", "TableChange",
+    "TableChanged", "TableEvent", "parse_host_ack", "parse_message",
 ]
 
 SCHEMA_VERSION: Final = 1
@@ -212,6 +213,23 @@ class HandForHand(_Frozen):
     on: bool
 
 
+class NextHand(_Frozen):
+    """Hand-for-hand: deal the next hand now (every table at once, TOURN-*)."""
+
+    name: Literal["next_hand"] = "next_hand"
+
+
+class SyncClock(_Frozen):
+    """The host's tournament level clock (the authority, issue 5): the table adopts
+    ``level`` with ``seconds_left`` in it (on a break when ``on_break``) and counts on its
+    own until the next sync; a table that hears none for a while shows it is unsynced."""
+
+    name: Literal["sync_clock"] = "sync_clock"
+    level: Annotated[int, Field(ge=1, le=1000)]
+    seconds_left: Annotated[float, Field(ge=0, le=86_400)]
+    on_break: bool = False
+
+
 class ScheduleColourUp(_Frozen):
     """Colour up the smallest chips when ``at_level`` begins."""
 
@@ -250,12 +268,13 @@ class CloseTable(_Frozen):
 
 
 Command = Annotated[
-    Pause | Resume | SetLevel | CallClock | HandForHand | ScheduleColourUp | SeatPlayer
-    | RemovePlayer | MovePlayer | CloseTable,
+    Pause | Resume | SetLevel | CallClock | HandForHand | NextHand | SyncClock
+    | ScheduleColourUp | SeatPlayer | RemovePlayer | MovePlayer | CloseTable,
     Field(discriminator="name"),
 ]
 COMMAND_NAMES: Final = frozenset({
-    "pause", "resume", "set_level", "call_clock", "hand_for_hand", "colour_up",
+    "pause", "resume", "set_level", "call_clock", "hand_for_hand", "next_hand", "sync_clock",
+    "colour_up",
     "seat_player", "remove_player", "move_player", "close_table",
 })
 
