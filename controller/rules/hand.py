@@ -12,10 +12,7 @@ hand from its config and log, and :meth:`Hand.undo` is a replay without the last
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
-from enum import StrEnum
-from typing import Final
+from collections.abc import Iterable
 
 from controller.rules.actions import (
     Action,
@@ -26,47 +23,22 @@ from controller.rules.actions import (
     DealHole,
     Fold,
     Kill,
-    Muck,
     Show,
 )
-from controller.rules.cards import DECK, Card, format_cards
-from controller.rules.config import HOLE_CARDS, LIVE_CASH, RulesProfile, Variant
+from controller.rules.cards import Card
+from controller.rules.config import LIVE_CASH, RulesProfile, Variant
+from controller.rules.dealing import DealingSteps
 from controller.rules.errors import IllegalActionError
-from controller.rules.evaluator import evaluate, evaluate_omaha
 from controller.rules.game import GameConfig
-from controller.rules.pots import Pot, build_pots, split_pot
-from controller.rules.rake import rake_for
+from controller.rules.phases import STREETS, Phase
+from controller.rules.phases import can as _can
+from controller.rules.pots import Pot, build_pots
+from controller.rules.showdown import Award, ShowdownSteps
+
+__all__ = ["STREETS", "Award", "Hand", "Phase"]
 
 
-class Phase(StrEnum):
-    """Where the hand is (DEAL-1)."""
-
-    DEAL_HOLE = "deal_hole"
-    BETTING = "betting"
-    DEAL_BOARD = "deal_board"
-    SHOWDOWN = "showdown"
-    COMPLETE = "complete"
-
-
-STREETS: Final = ("preflop", "flop", "turn", "river")
-_BOARD_DEAL: Final = (3, 1, 1)  # cards dealt to reach the flop, turn and river (DEAL-1)
-
-
-@dataclass(frozen=True, slots=True)
-class Award:
-    """One pot as it was awarded (POT-2): after rake, to whom, how much each."""
-
-    amount: int
-    eligible: tuple[int, ...]
-    shares: tuple[tuple[int, int], ...]  # (player, chips), odd units included (POT-5)
-
-    @property
-    def split(self) -> bool:
-        """True when tied hands shared the pot."""
-        return len(self.shares) > 1
-
-
-class Hand:
+class Hand(DealingSteps, ShowdownSteps):
     """One hand, from the forced bets to the pots awarded."""
 
     __slots__ = (
@@ -253,81 +225,6 @@ class Hand:
             None if self.payouts is None else tuple(self.payouts),
             tuple(self.awards), len(self.log),
         )
-
-    # ------------------------------------------------------------------ dealing
-    def verify_deal_hole(self, player: int, cards: Sequence[Card | None]) -> None:
-        """Raise unless ``player`` may be dealt these hole cards now (CARD-2, CARD-3)."""
-        if self.phase is not Phase.DEAL_HOLE:
-            raise IllegalActionError(f"hole cards are dealt before the betting; the hand is at "
-                                     f"{self.phase}", "DEAL-1")
-        if not 0 <= player < len(self.stacks):
-            raise IllegalActionError(f"there is no player {player} in this hand")
-        if self.hole[player] is not None:
-            raise IllegalActionError(f"player {player} already has hole cards", "CARD-2")
-        want = HOLE_CARDS[self.config.variant]
-        if len(cards) != want:
-            raise IllegalActionError(f"{self.config.variant} deals {want} hole cards, not "
-                                     f"{len(cards)}", "CARD-3" if want == 4 else "CARD-2")
-        self._verify_unseen([c for c in cards if c is not None])
-
-    def can_deal_hole(self, player: int, cards: Sequence[Card | None]) -> bool:
-        """Whether :meth:`deal_hole` would accept these cards."""
-        return _can(self.verify_deal_hole, player, cards)
-
-    def deal_hole(self, player: int, cards: Sequence[Card | None]) -> DealHole:
-        """Deal ``player`` their hole cards; betting starts once everyone has theirs."""
-        known = self._known
-        if not (self.phase is Phase.DEAL_HOLE and 0 <= player < len(self.hole)
-                and self.hole[player] is None
-                and len(cards) == HOLE_CARDS[self.config.variant]
-                and None not in cards and known.isdisjoint(cards)
-                and len(set(cards)) == len(cards)):  # the common case, checked in one go
-            self.verify_deal_hole(player, cards)  # anything else: the full reasons
-        action = DealHole(player, tuple(cards))
-        self.hole[player] = action.cards
-        known.update(c for c in action.cards if c is not None)
-        self.log.append(action)
-        if None not in self.hole:
-            self.phase = Phase.BETTING
-            self._start_round()
-        return action
-
-    def verify_deal_board(self, cards: Sequence[Card]) -> None:
-        """Raise unless these community cards are the next to come (DEAL-1, CARD-7)."""
-        if self.phase is not Phase.DEAL_BOARD:
-            why = ("the hand is over: no more cards are dealt (CARD-7)"
-                   if self.phase is Phase.COMPLETE else f"the hand is at {self.phase}")
-            raise IllegalActionError(f"no board cards are due now: {why}", "DEAL-1")
-        want = _BOARD_DEAL[self.street]
-        if len(cards) != want:
-            raise IllegalActionError(f"the {STREETS[self.street + 1]} is {want} card"
-                                     f"{'s' if want > 1 else ''}, not {len(cards)}", "DEAL-1")
-        self._verify_unseen(cards)
-
-    def can_deal_board(self, cards: Sequence[Card]) -> bool:
-        """Whether :meth:`deal_board` would accept these cards."""
-        return _can(self.verify_deal_board, cards)
-
-    def deal_board(self, cards: Sequence[Card]) -> DealBoard:
-        """Deal the flop, turn or river; betting follows while two players can bet."""
-        self.verify_deal_board(cards)
-        action = DealBoard(tuple(cards))
-        self.board.extend(action.cards)
-        self._known.update(action.cards)
-        self.log.append(action)
-        self.street += 1
-        self.phase = Phase.BETTING
-        self._start_round()
-        return action
-
-    def _verify_unseen(self, cards: Sequence[int]) -> None:
-        if self._known.isdisjoint(cards) and len(set(cards)) == len(cards):
-            return
-        seen: set[int] = set()
-        for card in cards:
-            if card in self._known or card in seen:
-                raise IllegalActionError(f"{DECK[card]} is already in this hand", "CARD-1")
-            seen.add(card)
 
     # ------------------------------------------------------------------ betting
     def _verify_turn(self, player: int | None, what: str) -> int:
@@ -639,151 +536,6 @@ class Hand:
         else:
             self.phase = Phase.DEAL_BOARD
 
-    # ------------------------------------------------------------------ showdown
-    def _start_showdown(self) -> None:
-        self.phase = Phase.SHOWDOWN
-        n = len(self.stacks)
-        contenders = [i for i in range(n) if not self.folded[i]]
-        all_in = any(self.stacks[i] == 0 for i in contenders)
-        if all_in and self.profile.allin_table_at_once:
-            # SHOW-3, SHOW-4: every hand is turned up at once; only unread hands wait.
-            for i in contenders:
-                self.shown[i] = None not in (self.hole[i] or (None,))
-            self._show_queue = [i for i in contenders if not self.shown[i]]
-        else:
-            # SHOW-3 last_aggressor_first when someone is all-in; otherwise SHOW-2: the
-            # river's last bettor, else the first player left of the button.
-            start = self.last_aggressor if all_in else self.aggressor
-            if start is None or self.folded[start]:
-                start = contenders[0]
-            self._show_queue = sorted(contenders, key=lambda i: (i - start) % n)
-        self._after_showdown_action()
-
-    def _next_to_show(self, player: int | None, what: str) -> int:
-        if self.phase is not Phase.SHOWDOWN:
-            raise IllegalActionError(f"nobody can {what} now: the hand is at {self.phase}",
-                                     "SHOW-1")
-        p = self._show_queue[0]
-        if player is not None and player != p:
-            raise IllegalActionError(f"player {player} cannot {what} yet: player {p} shows "
-                                     "first", "SHOW-2")
-        return p
-
-    def verify_show(self, player: int | None = None,
-                    cards: Sequence[Card] | None = None) -> tuple[Card, ...]:
-        """Raise unless the next player may table these cards; return the cards shown."""
-        p = self._next_to_show(player, "show")
-        hole = self.hole[p]
-        assert hole is not None
-        if cards is None:
-            if None in hole:
-                raise IllegalActionError(f"player {p}'s cards were not read: say which cards "
-                                         "they show", "SHOW-6")
-            return tuple(c for c in hole if c is not None)
-        if len(cards) != len(hole):
-            raise IllegalActionError(f"player {p} must show all {len(hole)} hole cards, not "
-                                     f"{len(cards)}", "SHOW-5")
-        if None not in hole and sorted(cards) != sorted(c for c in hole if c is not None):
-            raise IllegalActionError(f"player {p} holds {format_cards(c for c in hole if c)}"
-                                     f", not {format_cards(cards)}", "SHOW-7")
-        self._verify_unseen([c for c in cards if c not in hole])
-        return tuple(cards)
-
-    def can_show(self, player: int | None = None, cards: Sequence[Card] | None = None) -> bool:
-        """Whether :meth:`show` would be accepted."""
-        return _can(self.verify_show, player, cards)
-
-    def show(self, player: int | None = None, cards: Sequence[Card] | None = None) -> Show:
-        """The next player in the showdown order tables their hand (SHOW-2, SHOW-6)."""
-        shown = self.verify_show(player, cards)
-        p = self._show_queue.pop(0)
-        hole = self.hole[p]
-        assert hole is not None
-        if None in hole:
-            self._known.update(shown)
-            self.hole[p] = shown
-        self.shown[p] = True
-        action = Show(p, shown)
-        self.log.append(action)
-        self._after_showdown_action()
-        return action
-
-    def verify_muck(self, player: int | None = None) -> None:
-        """Raise unless the next player in the showdown order may muck (SHOW-4, SHOW-10)."""
-        p = self._next_to_show(player, "muck")
-        if self.stacks[p] and any(self.stacks[i] == 0 and not self.folded[i]
-                                  for i in range(len(self.stacks))):
-            raise IllegalActionError(f"player {p} plays for a side pot against an all-in "
-                                     "player and must table the hand", "SHOW-4")
-
-    def can_muck(self, player: int | None = None) -> bool:
-        """Whether :meth:`muck` would be accepted."""
-        return _can(self.verify_muck, player)
-
-    def muck(self, player: int | None = None) -> Muck:
-        """The next player in the showdown order gives up their claim (SHOW-10)."""
-        self.verify_muck(player)
-        p = self._show_queue.pop(0)
-        self.mucked[p] = True
-        action = Muck(p)
-        self.log.append(action)
-        self._after_showdown_action()
-        return action
-
-    def _after_showdown_action(self) -> None:
-        in_claim = [i for i in range(len(self.stacks)) if not (self.folded[i] or self.mucked[i])]
-        if len(in_claim) <= 1 or not self._show_queue:  # POT-4, SHOW-5 exception
-            self._settle()
-
-    # ------------------------------------------------------------------ settling
-    def _strength(self, player: int) -> int:
-        hole = self.hole[player]
-        assert hole is not None and None not in hole
-        cards = [c for c in hole if c is not None]
-        if self.config.variant is Variant.PO:
-            return evaluate_omaha(cards, self.board)  # CARD-3
-        return evaluate(cards + self.board)  # CARD-2
-
-    def _settle(self) -> None:
-        self.phase = Phase.COMPLETE
-        self.actor = None
-        self._show_queue = []
-        n = len(self.stacks)
-        pots = self.pots()
-        cfg = self.config
-        if cfg.rake is not None:  # RAKE-1..8, taken from the main pot first
-            self.rake = rake_for(cfg.rake, sum(p.amount for p in pots),
-                                 saw_flop=len(self.board) >= 3, players_dealt=n)
-            owed = self.rake
-            for k, pot in enumerate(pots):
-                take = min(owed, pot.amount)
-                pots[k] = Pot(pot.amount - take, pot.eligible)
-                owed -= take
-        payouts = [0] * n
-        strengths: dict[int, int] = {}
-        each = self.profile.odd_unit_each
-        awards: list[Award] = []
-        for pot in pots:  # POT-2: each pot on its own, never mixed before the split
-            if not pot.amount:
-                continue
-            if len(pot.eligible) == 1:
-                shares = {pot.eligible[0]: pot.amount}
-            else:
-                for i in pot.eligible:
-                    if i not in strengths:
-                        strengths[i] = self._strength(i)
-                best = max(strengths[i] for i in pot.eligible)
-                winners = [i for i in pot.eligible if strengths[i] == best]
-                shares = ({winners[0]: pot.amount} if len(winners) == 1
-                          else split_pot(pot.amount, winners, cfg.unit, each=each))
-            for i, won in shares.items():
-                payouts[i] += won
-            awards.append(Award(pot.amount, pot.eligible, tuple(shares.items())))
-        self.awards = awards
-        for i in range(n):
-            self.stacks[i] += payouts[i]
-        self.payouts = payouts
-
     # ------------------------------------------------------------------ log
     def apply(self, action: Action) -> Action:
         """Perform a logged action again (replay, undo, crash recovery)."""
@@ -823,11 +575,3 @@ class Hand:
         for name in Hand.__slots__:
             setattr(self, name, getattr(previous, name))
         return last
-
-
-def _can(verify: Callable[..., object], *args: object) -> bool:
-    try:
-        verify(*args)
-    except IllegalActionError:
-        return False
-    return True

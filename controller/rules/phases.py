@@ -1,0 +1,32 @@
+"""Where a hand is, and the small pieces its steps share (DEAL-1)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from enum import StrEnum
+from typing import Final
+
+from controller.rules.errors import IllegalActionError
+
+
+class Phase(StrEnum):
+    """Where the hand is (DEAL-1)."""
+
+    DEAL_HOLE = "deal_hole"
+    BETTING = "betting"
+    DEAL_BOARD = "deal_board"
+    SHOWDOWN = "showdown"
+    COMPLETE = "complete"
+
+
+STREETS: Final = ("preflop", "flop", "turn", "river")
+BOARD_DEAL: Final = (3, 1, 1)  # cards dealt to reach the flop, turn and river (DEAL-1)
+
+
+def can(verify: Callable[..., object], *args: object) -> bool:
+    """``can_x`` from ``verify_x``: whether it passes."""
+    try:
+        verify(*args)
+    except IllegalActionError:
+        return False
+    return True
