@@ -12,6 +12,8 @@ from pathlib import Path
 
 # subcommand -> (module, help). Nested groups ("bench engine") resolve one level deeper.
 COMMANDS: dict[str, tuple[str, str]] = {
+    "demo": ("host_bridge.demo.cli", "a whole floor on this machine: broker, bridge and "
+             "dashboard, one process per table, a small tournament ('pitboss demo --help')"),
     "replay": ("controller.replay_command", "replay PHH hand histories through the engine"),
     "table": ("controller.app", "the table controller: 'pitboss table run --profile virtual "
               "--table T1 --broker localhost:1883 --db PATH'"),
@@ -33,6 +35,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "bench link": ("tests.benchmarks.bench_link", "seat-node link frames decoded per second"),
     "bench devices": ("tests.benchmarks.bench_devices", "card placed -> CardArrived latency, "
                       "device layer memory"),
+    "bench start": ("tests.benchmarks.bench_start", "controller cold start to ready, new "
+                    "journal and restart"),
 }
 
 CHECKOUT = Path(__file__).resolve().parents[1]
