@@ -431,6 +431,16 @@ class ChipRace:
         return rank_race(self.plan, self.cards)
 
     # ------------------------------------------------------------------ award, confirm
+    @property
+    def leaving(self) -> tuple[int, ...]:
+        """The denominations leaving play, largest first."""
+        return self._values
+
+    @property
+    def pending(self) -> ColourUpResult | None:
+        """At AWARD: what the award will hand out (the outcome of the cards dealt)."""
+        return self._pending if self.phase is Phase.AWARD else None
+
     def verify_award(self) -> ColourUpResult:
         if self.phase is not Phase.AWARD or self._pending is None:
             raise IllegalActionError(f"the chips cannot be awarded: the colour-up is at "

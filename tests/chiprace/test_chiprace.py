@@ -494,6 +494,16 @@ def test_procedure_count_deal_award_confirm() -> None:
     assert not race.can_award() and not race.can_deal(1, c("Kd")) and not race.can_misdeal()
 
 
+def test_procedure_pending_outcome_is_known_only_at_the_award() -> None:
+    assert ChipRace(CHIPS, [25, 100], stacks={1: 1000}).leaving == (100, 25)
+    race = counted_race({1: 1075, 2: 1050, 3: 1025}, {1: 3, 2: 2, 3: 1})  # 150: 2 chips
+    assert race.phase is Phase.DEAL and race.pending is None
+    deal_all(race, {1: "As Ah Ad", 2: "2c 2d", 3: "Ks"})
+    pending = race.pending
+    assert pending is not None and [a.seat for a in pending.awards] == [1, 3]
+    assert race.award() is pending and race.pending is None
+
+
 def test_procedure_steps_out_of_turn_are_refused() -> None:
     race = ChipRace(CHIPS, [25], stacks={1: 1075, 2: 1050})
     for step in (race.award, race.confirm, race.misdeal, race.ranking,
