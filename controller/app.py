@@ -4,6 +4,9 @@ and the MQTT link to the host, in one asyncio TaskGroup (DESIGN.md, rooms: ``app
     pitboss table run --profile virtual --table T1 --broker localhost:1883 --db t1.db
     python -m controller.app table run --profile virtual --table T1 --db t1.db --autoplay 50
 
+Running a table (the options, the virtual dealer and bots, tournament play, the CLI) is
+:mod:`controller.table_runner`; this module is what it wires together.
+
 What the live table emits (``controller.table.events``) goes through
 :class:`TableJournal`: each event becomes its wire form (``controller.sync.events``; hole
 and burn cards only as secret events, which the journal sends on ``secure/cards`` alone),
@@ -16,26 +19,18 @@ as ``hand_voided``; the next hand is dealt with the same layout.
 
 from __future__ import annotations
 
-import argparse
-import asyncio
 import logging
-import random
 import sys
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from pathlib import Path
 
-from controller.devices.hardware import TableHardware, open_devices
-from controller.devices.mock import MockTable
-from controller.devices.profile import load_profile
+from controller.clocks.host_clock import ClockSnapshot
 from controller.rules.button import Positions
 from controller.rules.errors import RulesError
 from controller.sync import events as wire
-from controller.sync.commands import CommandDesk
 from controller.sync.errors import CommandRefused
 from controller.sync.journal import Journal
-from controller.sync.link import LinkSettings, TableLink
 from controller.sync.messages import (
     CallClock,
     CloseTable,
@@ -58,7 +53,6 @@ from controller.sync.outbox import Outbox
 from controller.table import events as te
 from controller.table.lights import Level
 from controller.table.table import Stage, Table
-from controller.table.virtual import VirtualTable
 
 log = logging.getLogger("pitboss.app")
 
@@ -88,6 +82,24 @@ def _action(hand_no: int, event: te.ActionAccepted) -> wire.ActionAccepted:
         "returned": event.returned, "owed": event.owed, "source": event.source})
 
 
+def _clock(snap: ClockSnapshot | None) -> wire.ClockSnapshot | None:
+    """The clocks' snapshot on the wire (issue 5: what a restart continues from)."""
+    if snap is None:
+        return None
+    return wire.ClockSnapshot(
+        at=snap.at, level=snap.level, phase=snap.phase,  # type: ignore[arg-type]
+        seconds_left=snap.seconds_left, held_s=snap.held_s, synchronised=snap.synchronised,
+        paused=snap.paused, host=snap.host, stage=snap.stage, chips=snap.chips)
+
+
+def clock_snapshot(clock: wire.ClockSnapshot) -> ClockSnapshot:
+    """The journal's snapshot as the clocks take it back."""
+    return ClockSnapshot(
+        at=clock.at, level=clock.level, phase=clock.phase, seconds_left=clock.seconds_left,
+        held_s=clock.held_s, synchronised=clock.synchronised, paused=clock.paused,
+        host=clock.host, stage=clock.stage, chips=clock.chips)
+
+
 def _seat_event(event: te.TableEvent) -> TableEvent | None:
     """The wire form of a table event outside a hand (None: not for the journal)."""
     match event:
@@ -101,10 +113,25 @@ def _seat_event(event: te.TableEvent) -> TableEvent | None:
             return wire.TableChanged(change="sat_out", seat=seat)
         case te.CameBack(seat=seat):
             return wire.TableChanged(change="came_back", seat=seat)
-        case te.LevelChanged(level=level):
-            return wire.TableChanged(change="level_set", level=level)
-        case te.TablePaused(paused=paused):
-            return wire.TableChanged(change="paused" if paused else "resumed")
+        case te.LevelChanged(level=level, clock=clock):
+            return wire.TableChanged(change="level_set", level=level, clock=_clock(clock))
+        case te.TablePaused(paused=paused, clock=clock):
+            return wire.TableChanged(change="paused" if paused else "resumed",
+                                     clock=_clock(clock))
+        case te.BreakStarted(level=level, colour_up=colour_up, clock=clock):
+            return wire.TableChanged(change="break_started", level=level,
+                                     colour_up=colour_up, clock=_clock(clock))
+        case te.BreakEnded(level=level, clock=clock):
+            return wire.TableChanged(change="break_ended", level=level, clock=_clock(clock))
+        case te.ClockSynced(level=level, on_break=on_break, offset_s=offset, clock=clock):
+            return wire.TableChanged(change="clock_synced", level=level, on=on_break,
+                                     offset_s=round(offset, 3), clock=_clock(clock))
+        case te.PlayerBusted(seat=seat, player=player):
+            return wire.TableChanged(change="player_busted", seat=seat, player=player, stack=0)
+        case te.HandForHandSet(on=on):
+            return wire.TableChanged(change="hand_for_hand", on=on)
+        case te.HandReleased():
+            return wire.TableChanged(change="hand_released")
         case te.ClockCall(seat=seat):
             return wire.TableChanged(change="clock_called", seat=seat)
         case te.ExtensionTaken(hand_no=hand_no, seat=seat, seconds=seconds, chips_left=left):
@@ -134,6 +161,16 @@ def _seat_event(event: te.TableEvent) -> TableEvent | None:
                                      choices=tuple(_clip(c.key, 40) for c in event.choices))
         case te.Rejected():
             return None  # nothing changed; the table logs it
+        case te.ColourUpScheduled(level=level):
+            return wire.TableChanged(change="colour_up_scheduled", level=level)
+        case te.StacksColouredUp(stacks=stacks, note=note):  # the colour-up as ONE event
+            return wire.StackAdjusted(reason="colour_up", note=_clip(note, 400), seats=tuple(
+                wire.SeatAdjustment(seat=seat, before=before, after=after)
+                for seat, before, after in stacks))
+        case te.ColourUpStarted() | te.ChipsCounted() | te.RaceCardDealt() \
+                | te.RaceDealtAgain() | te.RaceChipsAwarded() | te.ColourUpStepUndone() \
+                | te.ColourUpCancelled():
+            return None  # the colour-up's steps: its outcome goes out as stack_adjusted
     log.warning("a %s event has no wire form yet: not journaled", type(event).__name__)
     return None
 
@@ -302,14 +339,17 @@ class TableCommands:
                 return self._run(command_id, lambda: t.pause(False))
             case CallClock(seat=seat):
                 return self._run(command_id, lambda: t.call_clock(seat, caller="floor"))
-            case HandForHand():
-                raise CommandRefused("the live table has no hand-for-hand mode yet")
-            case NextHand():
-                raise CommandRefused("the table is not playing hand-for-hand")
-            case SyncClock():
-                raise CommandRefused("the live table does not follow the host's clock yet")
-            case ScheduleColourUp():
-                raise CommandRefused("the live table cannot schedule a colour-up yet")
+            case HandForHand(on=on):  # TOURN-22
+                return self._run(command_id, lambda: t.set_hand_for_hand(on))
+            case NextHand():  # TOURN-22: exactly one hand may be dealt
+                return self._run(command_id, t.release_hand)
+            case SyncClock(level=level, seconds_left=left, on_break=on_break):
+                if t.clocks.host is None:
+                    raise CommandRefused("this table's levels are not on a clock: the "
+                                         "host's clock is for a tournament table")
+                return self._run(command_id, lambda: t.sync_clock(level, left, on_break))
+            case ScheduleColourUp(at_level=at_level):  # CHIPRACE-1, by the floor
+                return self._run(command_id, lambda: t.colour_up.schedule(at_level))
             case SetLevel(level=level):
                 if level <= t.level_no:
                     raise CommandRefused(f"the table is at level {t.level_no}; levels only "
@@ -319,6 +359,11 @@ class TableCommands:
                 steps = level - t.level_no
                 return self._run(command_id, lambda: [t.next_level() for _ in range(steps)])
             case SeatPlayer(seat=seat, player=player, stack=stack):
+                there = next((s.number for s in t.roster.occupied() if s.player == player),
+                             None)
+                if there is not None:
+                    raise CommandRefused(f"player {player} is already seated at seat {there}; "
+                                         "remove or move them first")
                 return self._run(command_id, lambda: t.take_seat(seat, player, stack))
             case RemovePlayer(seat=seat):
                 return self._run(command_id, lambda: t.leave_seat(seat))
@@ -340,6 +385,11 @@ def restore(table: Table, state: PublicState, sink: TableJournal) -> None:
     stacks, sitting out, the hand count, the level, and where the button was. A void or a
     misdeal last: that layout is dealt again (LIVE-25, CRASH-1).
 
+    The clocks continue from the journal's last snapshot (issue 5: level, time left, break,
+    pause, time-bank extension chips); a running level clock counts the time the
+    controller was down, and what that time changed (a level, a break) is journaled now.
+    A host-run clock shows UNSYNCED until the host syncs it again.
+
     Not restored yet (lost on a restart): missed blinds and pending posts (BLIND-4/5)."""
     with sink.muted():
         for seat in list(table.roster.occupied()):
@@ -351,8 +401,15 @@ def restore(table: Table, state: PublicState, sink: TableJournal) -> None:
         table.hand_no = state.hand_no
         if state.paused:
             table.pause(True)
-        while table.level_no < min(state.level, len(table.levels)):
+        table.hand_for_hand = state.hand_for_hand  # TOURN-22 (a release not yet dealt is
+        # lost: the floor releases the hand again)
+        if state.clock is not None:  # the snapshot's level; the clock follows below
+            table.level_no = min(state.clock.level, len(table.levels))
+        while state.clock is None and table.level_no < min(state.level, len(table.levels)):
             table.next_level()
+        at = state.colour_up_at_level
+        if at is not None and at > table.level_no:  # the floor's colour-up still to come
+            table.colour_up.scheduled = at
         layout = state.layout
         if layout is not None:
             try:
@@ -363,6 +420,8 @@ def restore(table: Table, state: PublicState, sink: TableJournal) -> None:
             else:
                 table.previous = positions
                 table.redeal = positions if state.redeal else None
+    if state.clock is not None:
+        table.restore_clock(clock_snapshot(state.clock))
 
 
 def recover(journal: Journal) -> bool:
@@ -375,136 +434,12 @@ def recover(journal: Journal) -> bool:
 
 
 # ============================================================================ running
-@dataclass(frozen=True)
-class RunOptions:
-    """How a table runs besides where: the virtual dealer and bots, and when to stop."""
-
-    autoplay: int | None = None  # virtual table only: play hands with bots (0: forever)
-    players: int = 6
-    seed: str = "0"
-    drain: bool = False  # after autoplay, wait until the host holds every event, then stop
-    levels: Sequence[Level] = DEFAULT_LEVELS
-    ready: Callable[[Journal, Outbox], None] | None = None
-
-
-def _hardware(profile_name: str) -> TableHardware:
-    profile = load_profile(profile_name)
-    return MockTable(profile) if profile_name == "virtual" else open_devices(profile)
-
-
-async def _autoplay(vt: VirtualTable, outbox: Outbox, hands: int) -> None:
-    """The virtual dealer and bots play ``hands`` hands (0: until cancelled)."""
-    played = 0
-    while not hands or played < hands:
-        if outbox.state.closed:
-            return
-        vt.play_hand()
-        played += 1
-        await asyncio.sleep(0)  # the link and the command desk get their turn
-    print(f"PLAYED hands={outbox.state.hand_no} last_seq={outbox.last_seq}", flush=True)
-
-
-async def _drained(outbox: Outbox) -> None:
-    while outbox.acked < outbox.last_seq:
-        await asyncio.sleep(0.02)
-    print(f"DRAINED acked={outbox.acked}", flush=True)
-
-
-async def _until_closed(outbox: Outbox) -> None:
-    while not outbox.state.closed:
-        await asyncio.sleep(0.1)
-    log.warning("the table is closed")
-
-
-async def run_table(profile_name: str, *, site: str, table_id: str, broker: str,
-                    db_path: str | Path, options: RunOptions = RunOptions()) -> int:
-    """Run one table until it is closed, cancelled, or (autoplay) done; 0 when it ends."""
-    host, _, port = broker.rpartition(":")
-    journal = Journal(db_path, table=table_id)
-    try:
-        recover(journal)
-        async with Outbox(journal) as outbox:
-            sink = TableJournal(outbox)
-            vt: VirtualTable | None = None
-            with sink.muted():
-                if options.autoplay is not None:
-                    vt = VirtualTable(options.players, profile=profile_name, sink=sink,
-                                      rng=random.Random(f"{options.seed}-{journal.boot}"),
-                                      levels=options.levels)
-                    table = vt.table
-                else:
-                    table = Table(_hardware(profile_name), sink=sink, levels=options.levels)
-            sink.table = table
-            if journal.state.seats:
-                restore(table, journal.state, sink)
-            else:  # first boot: the virtual table's bots are the players
-                outbox.record_now([wire.TableChanged(
-                    change="player_seated", seat=s.number, player=s.player, stack=s.stack)
-                    for s in table.roster.occupied() if s.player])
-            desk = CommandDesk(outbox, TableCommands(table, sink))
-            settings = LinkSettings(site=site, host=host or "127.0.0.1",
-                                    port=int(port or 1883))
-            async with TableLink(settings, outbox, desk):
-                if options.ready is not None:
-                    options.ready(journal, outbox)
-                await _play(table, outbox, options, vt)
-    finally:
-        journal.close()
-    return 0
-
-
-async def _play(table: Table, outbox: Outbox, options: RunOptions,
-                vt: VirtualTable | None) -> None:
-    async with asyncio.TaskGroup() as tg:
-        watch = tg.create_task(_until_closed(outbox), name="table-closed")
-        if vt is not None:
-            await tg.create_task(_autoplay(vt, outbox, options.autoplay or 0),
-                                 name="virtual-dealer")
-            if options.drain:
-                await tg.create_task(_drained(outbox), name="drain")
-                watch.cancel()
-        else:
-            hardware = table.hardware
-            devices = tg.create_task(hardware.run(), name="hardware")
-            live = tg.create_task(table.run(), name="table")
-            await watch
-            devices.cancel()
-            live.cancel()
-
-
-def _print_ready(journal: Journal, outbox: Outbox) -> None:
-    print(f"READY boot={journal.boot} last_seq={journal.last_seq} "
-          f"hand_no={outbox.state.hand_no}", flush=True)
-
-
 def main(argv: Sequence[str] | None = None) -> int:
-    """``pitboss table run --profile virtual --table T1 --broker localhost:1883 --db PATH``."""
-    parser = argparse.ArgumentParser(prog="pitboss table", description=__doc__.splitlines()[0]
-                                     if __doc__ else None)
-    sub = parser.add_subparsers(dest="action", required=True)
-    run = sub.add_parser("run", help="run the table controller")
-    run.add_argument("--profile", required=True, help="board profile, e.g. virtual")
-    run.add_argument("--table", required=True, help="table id, e.g. T1")
-    run.add_argument("--broker", default="localhost:1883", help="host:port of the broker")
-    run.add_argument("--db", required=True, help="the journal (SQLite)")
-    run.add_argument("--site", default="default")
-    run.add_argument("--autoplay", type=int, default=None,
-                     help="virtual table: bots play this many hands (0: forever)")
-    run.add_argument("--players", type=int, default=6)
-    run.add_argument("--seed", default="0")
-    run.add_argument("--drain", action="store_true",
-                     help="after autoplay, exit once the host holds every event")
-    run.add_argument("--log", default="WARNING")
-    args = parser.parse_args(argv)
-    logging.basicConfig(level=args.log, stream=sys.stderr,
-                        format="%(asctime)s %(name)s %(levelname)s %(message)s")
-    options = RunOptions(autoplay=args.autoplay, players=args.players, seed=args.seed,
-                         drain=args.drain, ready=_print_ready)
-    try:
-        return asyncio.run(run_table(args.profile, site=args.site, table_id=args.table,
-                                     broker=args.broker, db_path=args.db, options=options))
-    except KeyboardInterrupt:  # Ctrl-C: everything journaled is already durable
-        return 130
+    """``pitboss table run ...``: :func:`controller.table_runner.main` (the running part
+    lives there: options, the virtual dealer, tournament play, the CLI)."""
+    from controller.table_runner import main as run_main  # it imports this module
+
+    return run_main(argv)
 
 
 if __name__ == "__main__":

@@ -5,6 +5,7 @@ on the asyncio loop. May import ``controller.rules`` only.
 """
 
 from .errors import ClockError, StructureError
+from .host_clock import ClockSnapshot, HostClock
 from .level_clock import LevelClock, Phase
 from .shot_clock import ShotClock, ShotClockConfig, Street
 from .structure import Break, Level, Structure, SyncBreaks, load_structure, preset
@@ -22,9 +23,9 @@ from .timebank import (
 )
 
 __all__ = [
-    "Break", "CallTiming", "Caller", "ClockError", "ExtensionChips", "LegacyTimebank", "Level",
-    "LevelClock", "Phase", "ShotClock", "ShotClockConfig", "Street", "Structure",
-    "StructureError", "SyncBreaks", "TableTimebank", "call_timing", "load_structure",
-    "preset", "profile_call_timing", "timebank_policy", "timebank_row",
-    "verify_clock_call",
+    "Break", "CallTiming", "Caller", "ClockError", "ClockSnapshot", "ExtensionChips",
+    "HostClock", "LegacyTimebank", "Level", "LevelClock", "Phase", "ShotClock",
+    "ShotClockConfig", "Street", "Structure", "StructureError", "SyncBreaks", "TableTimebank",
+    "call_timing", "load_structure", "preset", "profile_call_timing", "timebank_policy",
+    "timebank_row", "verify_clock_call",
 ]

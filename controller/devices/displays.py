@@ -51,10 +51,18 @@ def render_blinds(frame: BlindsFrame, size: tuple[int, int], mode: str) -> Image
     fg: Any = 255 if mode == "1" else (255, 255, 255)
     img = Image.new(mode, size)
     draw = ImageDraw.Draw(img)
-    draw.text((0, 0), f"LEVEL {frame.level}", font=_font(12), fill=fg)
-    if frame.button_seat is not None:
-        text = f"BTN {frame.button_seat}"
-        draw.text((w - draw.textlength(text, font=_font(12)), 0), text, font=_font(12), fill=fg)
+    label = "BREAK" if frame.on_break else f"LEVEL {frame.level}"
+    if frame.unsynced:  # the level clock counts alone until the host syncs it again
+        label = f"{'BREAK' if frame.on_break else f'L{frame.level}'} UNSYNCED"
+    button = "" if frame.button_seat is None else f"BTN {frame.button_seat}"
+    room = w - draw.textlength(button, font=_font(12)) - 4
+    label_px = 12
+    while label_px > 8 and draw.textlength(label, font=_font(label_px)) > room:
+        label_px -= 1  # a long label (UNSYNCED) shrinks rather than run into the button
+    draw.text((0, 12 - label_px), label, font=_font(label_px), fill=fg)
+    if button:
+        draw.text((w - draw.textlength(button, font=_font(12)), 0), button, font=_font(12),
+                  fill=fg)
     blinds = f"{_money(frame.small_blind)}/{_money(frame.big_blind)}"
     size_px = 26
     while size_px > 10 and draw.textlength(blinds, font=_font(size_px)) > w:

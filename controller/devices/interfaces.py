@@ -85,7 +85,9 @@ class BlindsFrame:
     big_blind: int
     ante: int = 0
     button_seat: int | None = None
-    seconds_left: int | None = None  # of the level
+    seconds_left: int | None = None  # of the level (of the break, on a break)
+    on_break: bool = False  # a break is on: no hand starts
+    unsynced: bool = False  # the host runs the level clock and has not been heard
 
 
 @dataclass(frozen=True, slots=True)

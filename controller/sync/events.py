@@ -363,7 +363,28 @@ TableChange = Literal[
     "paused", "resumed", "level_set", "clock_called", "hand_for_hand",
     "colour_up_scheduled", "player_seated", "player_removed", "player_moved", "table_closed",
     "sat_out", "came_back", "player_busted", "hand_released", "clock_synced",
+    "break_started", "break_ended",
 ]
+
+
+class ClockSnapshot(Frozen):
+    """The table's clocks as of wall-clock time ``at`` (epoch seconds), journaled with
+    every level change, break, pause and sync so that a restarted controller continues
+    them (issue 5). ``seconds_left``: of the level or break (None while a synchronised
+    break waits for the hand in play); ``held_s``: the level time a synchronised break
+    holds (LEVEL-3); ``host``: the host runs this clock; ``stage``/``chips``: the players'
+    time-bank extension chips."""
+
+    at: float
+    level: Annotated[int, Field(ge=1)]
+    phase: Literal["level", "break", "break_due"]
+    seconds_left: Annotated[float, Field(ge=0)] | None = None
+    held_s: Annotated[float, Field(ge=0)] = 0.0
+    synchronised: bool = False
+    paused: bool = False
+    host: bool = False
+    stage: Annotated[str, Field(max_length=40)] | None = None
+    chips: tuple[tuple[Id, Count], ...] = ()
 
 
 class TableChanged(Frozen):
@@ -378,6 +399,9 @@ class TableChanged(Frozen):
     to_table: Id | None = None
     on: bool | None = None
     command_id: Id | None = None
+    colour_up: tuple[Annotated[int, Field(ge=1)], ...] = ()  # break_started: chips leaving
+    offset_s: float | None = None  # clock_synced: how far the table was off (+: ahead)
+    clock: ClockSnapshot | None = None  # the clocks after this change (restart)
 
 
 class ShotClockReport(Frozen):

@@ -174,6 +174,10 @@ def _fold_stacks(state: PublicState, event: StackAdjusted) -> PublicState:
 def _fold_change(state: PublicState, event: TableChanged) -> PublicState:
     seats = _seat_stacks(state)
     change = event.change
+    if event.clock is not None:  # issue 5: the clocks as of this change, for a restart
+        state = state.model_copy(update={"clock": event.clock})
+    if change in ("clock_synced", "break_started", "break_ended"):
+        return state  # the level clock's own changes: its snapshot is the record
     if change in ("player_seated", "player_removed", "player_moved") and state.hand_in_progress:
         raise JournalError(f"{change} during hand {state.hand_no}")
     if change == "paused":
@@ -196,6 +200,14 @@ def _fold_change(state: PublicState, event: TableChanged) -> PublicState:
         seats[event.seat] = seats[event.seat].model_copy(
             update={"sitting_out": change == "sat_out"})
         return state.model_copy(update={"seats": tuple(seats[k] for k in sorted(seats))})
+    if change == "player_busted" and event.seat in seats and not state.hand_in_progress:
+        if seats[event.seat].stack != 0:  # only the table busts a player: no chips left
+            raise JournalError(f"seat {event.seat} busted with {seats[event.seat].stack} "
+                               "chips; a player busts with none")
+        del seats[event.seat]
+        return state.model_copy(update={"seats": tuple(seats[k] for k in sorted(seats))})
+    if change == "hand_released" and state.hand_for_hand and not state.hand_in_progress:
+        return state  # TOURN-22: one hand may be dealt; the hand itself is the record
     if change in ("player_removed", "player_moved") and event.seat in seats:
         del seats[event.seat]
         return state.model_copy(update={"seats": tuple(seats[k] for k in sorted(seats))})
@@ -204,12 +216,26 @@ def _fold_change(state: PublicState, event: TableChanged) -> PublicState:
     raise JournalError(f"table change {change!r} does not apply: {event}")
 
 
+def _fold_extension(state: PublicState, event: ShotClockReport, left: int) -> PublicState:
+    """A time-bank extension chip spent: the player's count in the clocks' snapshot."""
+    seat = _seat_stacks(state).get(event.seat)
+    if seat is None or state.clock is None:
+        return state
+    chips = dict(state.clock.chips)
+    chips[seat.player] = left
+    clock = state.clock.model_copy(update={"chips": tuple(sorted(chips.items()))})
+    return state.model_copy(update={"clock": clock})
+
+
 def fold(state: PublicState, event: LedgerEvent) -> PublicState:
     """The state after ``event``; :class:`JournalError` if it cannot follow ``state``."""
     if isinstance(event, TableChanged):
         return _fold_change(state, event)
     if isinstance(event, StackAdjusted):
         return _fold_stacks(state, event)
+    if isinstance(event, ShotClockReport) and event.what == "extension" \
+            and state.clock is not None and event.chips_left is not None:
+        return _fold_extension(state, event, event.chips_left)
     if isinstance(event, Irregularity | SeatPresence | PlayerCheckedIn | DeckReport
                   | ShotClockReport):
         return state  # for the floor to see; the durable state does not change

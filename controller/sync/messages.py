@@ -31,6 +31,7 @@ from controller.sync.events import (
     BoardDealt,
     BurnedCard,
     CardBurned,
+    ClockSnapshot,
     DeckReport,
     EventBody,
     GameSetup,
@@ -65,7 +66,8 @@ from controller.sync.events import SeatNo as _Seat
 __all__ = [
     "COMMAND_NAMES", "SCHEMA_VERSION", "AckMessage", "ActionAccepted", "ActionCorrected",
     "ActionHeld", "ActionsUndone", "BoardDealt", "BurnedCard", "CallClock", "CardBurned",
-    "CloseTable", "Command", "CommandMessage", "DeckReport", "Envelope", "EventBody",
+    "ClockSnapshot", "CloseTable", "Command", "CommandMessage", "DeckReport", "Envelope",
+    "EventBody",
     "EventMessage", "GameSetup", "HandEnded", "HandForHand", "HandLayout", "HandShown",
     "HandStarted", "HandStep", "HandVoided", "HoleCardsDealt", "HoleDealt", "HostAck",
     "HostStatusMessage", "Irregularity", "JsonScalar", "MessageRejected", "MisdealDeclared",
@@ -165,6 +167,7 @@ class PublicState(_Frozen):
     hand_log: tuple[HandStep, ...] = ()  # the hand in progress: its engine log, in public
     layout: HandLayout | None = None  # of the last hand started
     redeal: bool = False  # that hand was void (misdeal, CRASH-1): the same layout again
+    clock: ClockSnapshot | None = None  # the clocks as last journaled (issue 5: restart)
 
 
 class StateMessage(Envelope):

@@ -60,6 +60,7 @@ class Stage(StrEnum):
     PLAYING = "playing"  # betting rounds and board cards
     SHOWDOWN = "showdown"
     AWARDING = "awarding"  # pots wait for the dealer's confirmation
+    COLOUR_UP = "colour_up"  # between hands: a colour-up and chip race (CHIPRACE-*)
 
 
 def nothing() -> None:

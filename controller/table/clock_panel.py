@@ -95,7 +95,7 @@ class ClockPanel:
         self.blinds = blinds
         self.release_light = release_light
         self.style = style or PanelStyle()
-        self.synced = True  # the level clock's host authority; BlindsFrame has no field yet
+        self.synced = True  # the level clock's host authority (the table draws UNSYNCED)
         self._colour = self.style.thinking  # the running clock's colour before the countdown
 
     @classmethod

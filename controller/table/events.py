@@ -9,9 +9,10 @@ and they are never written to INFO logs (CARD-4).
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import ClassVar
 
+from controller.clocks.host_clock import ClockSnapshot
 from controller.rules.actions import Action
 from controller.rules.cards import Card
 
@@ -311,13 +312,14 @@ class Rejected:
 
 @dataclass(frozen=True, slots=True)
 class LevelChanged:
-    """The blind level moved on."""
+    """The blind level moved on; ``clock``: the clocks as they stand now (for a restart)."""
 
     secret: ClassVar[bool] = False
     level: int
     small_blind: int
     big_blind: int
     ante: int
+    clock: ClockSnapshot | None = field(default=None, compare=False)
 
 
 # ---------------------------------------------------------------- clocks
@@ -365,6 +367,154 @@ class TablePaused:
 
     secret: ClassVar[bool] = False
     paused: bool
+    clock: ClockSnapshot | None = field(default=None, compare=False)
+
+
+@dataclass(frozen=True, slots=True)
+class BreakStarted:
+    """A break after ``level`` began, ``seconds`` long; no hand starts until it ends.
+    ``colour_up``: the chip denominations leaving play at this break (CHIPRACE-*)."""
+
+    secret: ClassVar[bool] = False
+    level: int
+    seconds: float
+    colour_up: tuple[int, ...] = ()
+    clock: ClockSnapshot | None = field(default=None, compare=False)
+
+
+@dataclass(frozen=True, slots=True)
+class BreakEnded:
+    """The break after ``level`` is over; hands may start again."""
+
+    secret: ClassVar[bool] = False
+    level: int
+    clock: ClockSnapshot | None = field(default=None, compare=False)
+
+
+@dataclass(frozen=True, slots=True)
+class ClockSynced:
+    """The host's level clock was adopted: ``level`` with ``seconds_left`` (on a break
+    when ``on_break``); ``offset_s`` is how far the table's clock was off (+: ahead)."""
+
+    secret: ClassVar[bool] = False
+    level: int
+    seconds_left: float
+    on_break: bool
+    offset_s: float
+    clock: ClockSnapshot | None = field(default=None, compare=False)
+
+
+# ---------------------------------------------------------------- tournament play
+@dataclass(frozen=True, slots=True)
+class PlayerBusted:
+    """A tournament player ended hand ``hand_no`` with no chips and left ``seat``."""
+
+    secret: ClassVar[bool] = False
+    hand_no: int
+    seat: int
+    player: str
+
+
+@dataclass(frozen=True, slots=True)
+class HandForHandSet:
+    """The floor started (``on``) or stopped hand-for-hand play (TOURN-22)."""
+
+    secret: ClassVar[bool] = False
+    on: bool
+
+
+@dataclass(frozen=True, slots=True)
+class HandReleased:
+    """Hand-for-hand: the floor lets hand ``hand_no`` (one hand) be dealt (TOURN-22)."""
+
+    secret: ClassVar[bool] = False
+    hand_no: int
+
+
+# ---------------------------------------------------------------- colour-up (CHIPRACE-*)
+@dataclass(frozen=True, slots=True)
+class ColourUpScheduled:
+    """The floor scheduled a colour-up of the lowest chips for when ``level`` begins."""
+
+    secret: ClassVar[bool] = False
+    level: int
+
+
+@dataclass(frozen=True, slots=True)
+class ColourUpStarted:
+    """A colour-up began: chips worth ``leaving`` leave play; ``trigger`` is ``dealer``,
+    ``floor`` (scheduled) or ``break`` (the level clock); ``seats`` in race order."""
+
+    secret: ClassVar[bool] = False
+    leaving: tuple[int, ...]
+    trigger: str
+    seats: tuple[int, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class ChipsCounted:
+    """The dealer keyed in a seat's leaving chips: ``chips`` are (value, how many)."""
+
+    secret: ClassVar[bool] = False
+    seat: int
+    chips: tuple[tuple[int, int], ...]
+
+
+@dataclass(frozen=True, slots=True)
+class RaceCardDealt:
+    """A race card dealt face up at ``seat`` (CHIPRACE-6.2), read or keyed in."""
+
+    secret: ClassVar[bool] = False
+    seat: int
+    card: Card
+    keyed: bool
+
+
+@dataclass(frozen=True, slots=True)
+class RaceDealtAgain:
+    """The race cards were taken back to be dealt again (a misdeal of the race)."""
+
+    secret: ClassVar[bool] = False
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class RaceChipsAwarded:
+    """The raced chips went to ``winners`` (seat, card); ``rescued`` seats got a chip so
+    as not to be raced out (CHIPRACE-3)."""
+
+    secret: ClassVar[bool] = False
+    chip: int
+    winners: tuple[tuple[int, Card | None], ...]
+    rescued: tuple[int, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class ColourUpStepUndone:
+    """The dealer took back the last colour-up step (``what``)."""
+
+    secret: ClassVar[bool] = False
+    what: str
+
+
+@dataclass(frozen=True, slots=True)
+class ColourUpCancelled:
+    """The colour-up was called off before the stacks were confirmed; nothing changed."""
+
+    secret: ClassVar[bool] = False
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class StacksColouredUp:
+    """The confirmed stacks after a colour-up and chip race: ``stacks`` are (seat, before,
+    after); the journal and the host get them as one ``stack_adjusted``."""
+
+    secret: ClassVar[bool] = False
+    leaving: tuple[int, ...]
+    unit: int  # the lowest chip still in play
+    stacks: tuple[tuple[int, int, int], ...]
+    note: str
 
 
 TableEvent = (
@@ -373,6 +523,10 @@ TableEvent = (
     | BoardDealt | ActionAccepted | ActionHeld | ActionReleased | ActionsUndone
     | ActionCorrected | HandShown | PotAwarded | HandEnded | MisdealDeclared | Irregularity
     | Rejected | LevelChanged | ClockCall | ExtensionTaken | ClockRuled | TablePaused
+    | BreakStarted | BreakEnded | ClockSynced
+    | PlayerBusted | HandForHandSet | HandReleased
+    | ColourUpScheduled | ColourUpStarted | ChipsCounted | RaceCardDealt | RaceDealtAgain
+    | RaceChipsAwarded | ColourUpStepUndone | ColourUpCancelled | StacksColouredUp
 )
 
 Sink = Callable[[TableEvent], None]

@@ -23,10 +23,19 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from controller.clocks.errors import ClockError
+from controller.clocks.host_clock import ClockSnapshot
 from controller.clocks.runner import ClockRunner
 from controller.clocks.shot_clock import ShotClockConfig
+from controller.clocks.structure import Structure
 from controller.clocks.timebank import Caller, ExtensionChips
-from controller.devices.events import CardArrived, CardLeft, DeviceEvent, KeyPressed
+from controller.devices.events import (
+    CardArrived,
+    CardLeft,
+    DeviceEvent,
+    KeyPressed,
+    SeatNodeOffline,
+    SeatNodeOnline,
+)
 from controller.devices.interfaces import BEEP_ERROR, BlindsFrame, Clock
 from controller.rules.button import Positions, first_hand, initial_button, next_hand
 from controller.rules.cards import Card
@@ -36,13 +45,15 @@ from controller.rules.hand import Hand
 from controller.rules.live import Decision, Declaration, Word
 from controller.rules.rake import RakePolicy
 
-from . import betting, reads, showdown
+from . import betting, hand_for_hand, reads, showdown
 from .base import CONTINUE, MISDEAL, Prompt, Stage, console, nothing
 from .betting import Held, Pushed
 from .clock_panel import PanelStyle
+from .colour_up import ColourUp, ColourUpSettings
 from .dealing import HandReads
 from .deck import DeckCount, DeckMap, Enrolment
 from .events import (
+    BreakStarted,
     Choice,
     HandStarted,
     Irregularity,
@@ -56,7 +67,7 @@ from .events import (
 from .lights import Level, SeatLights, light_plan
 from .seating import SeatsAndDeck
 from .seats import Roster
-from .timing import TableClocks
+from .timing import TableClocks, levels_of
 
 if TYPE_CHECKING:  # the table is handed its hardware; it never builds it (DESIGN rooms)
     from controller.clocks.events import ClockEvent
@@ -83,7 +94,8 @@ class Table(SeatsAndDeck):
         hardware: TableHardware,
         *,
         sink: Sink,
-        levels: Sequence[Level],
+        levels: Sequence[Level] = (),
+        structure: Structure | None = None,
         deck: DeckMap | None = None,
         deck_path: str | Path | None = None,
         profile: RulesProfile = LIVE_CASH,
@@ -94,14 +106,23 @@ class Table(SeatsAndDeck):
         shot_clock: ShotClockConfig | None = ShotClockConfig(),  # noqa: B008 (frozen)
         extensions: ExtensionChips | None = None,
         clock_style: PanelStyle | None = None,
+        colour_up: ColourUpSettings | None = None,
+        wall_clock: Callable[[], float] | None = None,
+        host_timeout_s: float = 90.0,
     ) -> None:
         """``shot_clock=None``: no shot clock (nor clock calls); ``extensions``: the
-        players' time-bank extension chips; timed ``levels`` run on a level clock."""
-        if not levels:
+        players' time-bank extension chips; a tournament ``structure`` (levels, antes,
+        breaks: LEVEL-2) or plain ``levels`` (timed ones run on a level clock);
+        ``wall_clock`` (epoch seconds) and ``host_timeout_s`` for the level clock (see
+        :mod:`controller.table.timing`)."""
+        if structure is not None and levels:
+            raise ValueError("give the table a structure or levels, not both")
+        if structure is None and not levels:
             raise ValueError("a table needs at least one blind level")
         self.hardware = hardware
         self.sink = sink
-        self.levels = tuple(levels)
+        self.structure = structure
+        self.levels = tuple(levels) if structure is None else levels_of(structure)
         self.profile = profile
         self.variant = variant
         self.tournament = tournament
@@ -128,6 +149,8 @@ class Table(SeatsAndDeck):
         self.button: int | None = None  # the first hand's button (BTN-1, BTN-4 draw)
         self.previous: Positions | None = None
         self.redeal: Positions | None = None  # after a misdeal: the same positions again
+        self.hand_for_hand = False  # TOURN-22: deal only the hands the floor releases
+        self.released = False  # hand-for-hand: the next hand may be dealt
         self.enrolment: Enrolment | None = None
         self.count: DeckCount | None = None
         self.where: dict[bytes, str] = {}  # uid -> the card reader it lies on now
@@ -141,7 +164,9 @@ class Table(SeatsAndDeck):
         self._changed = True  # something the lights show may have changed
         self._lit: tuple[object, ...] = ()  # what the lights were last told to show
         self.clocks = TableClocks(self, shot_clock=shot_clock, extensions=extensions,
-                                  style=clock_style)
+                                  style=clock_style, structure=structure,
+                                  wall_clock=wall_clock, host_timeout_s=host_timeout_s)
+        self.colour_up = ColourUp(self, colour_up)  # the chips in play, CHIPRACE-*
         self.refresh()
         self.clocks.start()
 
@@ -154,6 +179,8 @@ class Table(SeatsAndDeck):
             log.debug("%s (secret, seat %s)", type(event).__name__, getattr(event, "seat", "-"))
         elif isinstance(event, Rejected | Irregularity):
             log.info("%s: %s", type(event).__name__, event.reason)
+        if isinstance(event, BreakStarted):  # the break's colour-up (CHIPRACE-*), journaled
+            self.colour_up.on_break(event.level, event.colour_up)
 
     def reject(self, reason: str, rule: str | None = None, source: str = "") -> bool:
         self.emit(Rejected(reason, rule, source))
@@ -220,12 +247,21 @@ class Table(SeatsAndDeck):
         self._quiet = not refresh
         try:
             self.clocks.poll()  # time ran out before this input: the clock ruled first
-            if isinstance(event, CardArrived):
+            if isinstance(event, CardArrived) and self.stage is Stage.COLOUR_UP:
+                self.colour_up.card_arrived(event.reader, event.uid)  # race cards
+            elif isinstance(event, CardArrived):
                 reads.card_arrived(self, event.reader, event.uid)
             elif isinstance(event, CardLeft):
                 reads.card_left(self, event.reader, event.uid)
             elif isinstance(event, KeyPressed):
                 self.key(event.key)
+            elif isinstance(event, SeatNodeOffline):
+                self.node_offline(event.seat)
+            elif isinstance(event, SeatNodeOnline):
+                self.prompts = [p for p in self.prompts
+                                if not (p.event.kind == "seat_node_offline"
+                                        and p.event.seat == event.seat)]
+                self._changed = True
         except RulesError as exc:  # the engine refused: say why, change nothing more
             self.reject(exc.reason, exc.rule, type(event).__name__)
         finally:
@@ -237,7 +273,10 @@ class Table(SeatsAndDeck):
     def key(self, name: str) -> None:
         """A console key: ``deal`` starts a hand, shows the next hand or confirms a pot;
         ``undo`` takes back the last action; ``misdeal``; ``next_level``; ``pause``
-        stops or restarts the clocks; ``call_clock`` calls the clock on the player to act."""
+        stops or restarts the clocks; ``call_clock`` calls the clock on the player to act;
+        ``colour_up`` starts a colour-up (during one, the colour-up takes the keys)."""
+        if self.colour_up.key(name):
+            return
         if name == "deal":
             if self.stage is Stage.IDLE:
                 self.start_hand()
@@ -257,6 +296,19 @@ class Table(SeatsAndDeck):
             self.pause(not self.clocks.paused)
         elif name == "call_clock":
             self.call_clock()
+        elif name == "count":  # the dealer counts an all-in: the clock waits (CLOCK-*)
+            self.all_in_count(not self.clocks.counting)
+        else:
+            self.reject(f"the console has no key {name!r}", None, "key")
+
+    def node_offline(self, seat: int) -> None:
+        """A seat node stopped answering: its readers and ring are dark. The dealer is told
+        (and the host, through the journal) and may carry on, keying that seat's cards."""
+        self.prompt("seat_node_offline",
+                    f"seat {seat}'s node is not answering: its cards are not read and its "
+                    "lights are dark; check its cable, or carry on and key its cards in",
+                    None, seat, [(Choice("continue", "carry on without the seat's reader"),
+                                  lambda: None)])
 
     # ================================================================ levels
     @property
@@ -282,6 +334,17 @@ class Table(SeatsAndDeck):
     def seconds_left(self) -> float | None:
         """The level's time left on the level clock (None: levels are not timed)."""
         return self.clocks.seconds_left()
+
+    @console
+    def sync_clock(self, level: int, seconds_left: float, on_break: bool = False) -> bool:
+        """The host's level clock (the authority): the table adopts ``level`` with
+        ``seconds_left`` in it (on a break when ``on_break``) and journals the difference."""
+        return self.clocks.adopt(level, seconds_left, on_break)
+
+    @console
+    def restore_clock(self, snapshot: ClockSnapshot) -> None:
+        """After a restart: the clocks continue from the journal's last snapshot."""
+        self.clocks.restore(snapshot)
 
     def tick(self) -> None:
         """Let the clocks report what happened up to now (levels move on, the shot clock
@@ -320,8 +383,13 @@ class Table(SeatsAndDeck):
     @console
     def start_hand(self) -> bool:
         """The dealer's first shuffle is done: start the next hand (DEAL-4)."""
+        if not self.colour_up.allows_hand():  # CHIPRACE-1: none during a colour-up
+            return False
         if self.stage is not Stage.IDLE:
             return self.reject(f"a hand is already under way ({self.stage})", "DEAL-4", "deal")
+        held = hand_for_hand.held(self)
+        if held is not None:  # TOURN-22
+            return self.reject(held, "TOURN-22", "deal")
         if self.deck is None:
             return self.reject("no deck is enrolled: enrol one at the deck reader", "CARD-1",
                                "deal")
@@ -335,14 +403,16 @@ class Table(SeatsAndDeck):
         try:
             positions = self._next_positions()
             stacks = {s.number: s.stack for s in self.roster.occupied()}
+            antes = self.clocks.forced_bets(number, len(positions.dealt)) \
+                if self.tournament else {}  # ANTE-1: the structure's antes
             config = positions.game_config(self.variant, stacks, level.small_blind,
-                                           level.big_blind, big_blind_ante=ante,
-                                           rake=self.rake)
+                                           level.big_blind, rake=self.rake, **antes)
             hand = Hand(config, self.profile)
         except RulesError as exc:
             self.clocks.hand_over()
             return self.reject(exc.reason, exc.rule, "deal")
         self.redeal = None
+        hand_for_hand.hand_dealt(self)
         self.hand_no += 1
         self.hand, self.positions, self.hand_level = hand, positions, level
         self.hand_level_no = number
@@ -395,6 +465,17 @@ class Table(SeatsAndDeck):
             button = self.button
         return first_hand(seats, button=button, tournament=self.tournament,
                           profile=self.profile)
+
+    # ================================================================ hand-for-hand
+    @console
+    def set_hand_for_hand(self, on: bool) -> bool:
+        """TOURN-22: the floor turns hand-for-hand on or off."""
+        return hand_for_hand.set_hand_for_hand(self, on)
+
+    @console
+    def release_hand(self) -> bool:
+        """TOURN-22: hand-for-hand, the floor lets exactly one more hand be dealt."""
+        return hand_for_hand.release_hand(self)
 
     # ================================================================ betting
     def act(self, word: str, to: int = 0, *, seat: int | None = None) -> bool:
@@ -473,6 +554,8 @@ class Table(SeatsAndDeck):
         self.held.clear()
         self.prompts.clear()
         self.stage = Stage.IDLE
+        if self.tournament:  # a player left with no chips leaves at once
+            hand_for_hand.bust_players(self, self.hand_no)
 
     # ================================================================ showdown, undo
     @console
@@ -504,6 +587,7 @@ class Table(SeatsAndDeck):
             self._changed = False
             self._show_lights()
         self.refresh_blinds()
+        self.colour_up.refresh()  # its prompt screen over the blinds display
 
     def refresh_blinds(self, seconds_left: int | Keep | None = KEEP) -> None:
         """The blinds display's level, blinds, ante and button are the table's (the hand's
@@ -519,7 +603,8 @@ class Table(SeatsAndDeck):
         if not isinstance(seconds_left, Keep):
             left = seconds_left
         frame = BlindsFrame(number, level.small_blind, level.big_blind, level.ante, button,
-                            left)
+                            left, on_break=self.clocks.on_break,
+                            unsynced=self.clocks.unsynced)
         if frame != shown:
             self.hardware.blinds.show(frame)
 
@@ -534,6 +619,13 @@ class Table(SeatsAndDeck):
         self._changed = True
 
     def _show_lights(self) -> None:
+        colour_up = self.colour_up.light_plan()
+        if colour_up is not None:
+            lit = ("colour_up", *colour_up.items())
+            if lit != self._lit:
+                self._lit = lit
+                self.lights.show(colour_up)
+            return
         hand, pos = self.hand, self.positions
         problems = tuple(p.event.seat for p in self.prompts if p.event.seat is not None)
         turn = to_show = None

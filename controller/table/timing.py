@@ -9,8 +9,21 @@ the level clock, on the table's injected clock.
 - It pauses while the dealer counts an all-in and while the floor pauses the table.
 - Expiry: a check if one is possible, otherwise a fold (CLOCK-9, the live shot clock's
   house rule); after a clock call, a dead hand (CLOCK-3) through ``Hand.kill``.
-- The level clock (``controller.clocks.LevelClock``) runs when the table's levels are
-  timed; a new level applies from the next hand, which starts at the deal key (LEVEL-1).
+- The level clock (``controller.clocks.LevelClock``) runs on the table's ``Structure``
+  (or on plain timed levels); a new level applies from the next hand, which starts at the
+  deal key (LEVEL-1). Breaks (scheduled, and synchronised at :55 past the hour, never in
+  level 1: LEVEL-3) block the deal; each is journaled as ``BreakStarted`` (with the chip
+  denominations of a colour-up) and ``BreakEnded``.
+- The host is the authority (``HostClock``): a sync is adopted and the difference
+  journaled (``ClockSynced``); without one for ``host_timeout_s`` the table counts on
+  alone and the blinds display shows UNSYNCED. Every level change, break, pause and sync
+  carries a ``ClockSnapshot`` for the journal, which a restarted controller continues
+  from (:meth:`TableClocks.restore`): a running clock counts the time the controller was
+  down (the floor's clock did not stop); a paused one does not.
+- Undo (issue 4): a player whose action is taken back is put back on the clock as it
+  stood when the action was entered (the time left then, a called clock still called:
+  CLOCK-3 lets no player out of a called clock; RULES.md is otherwise silent [interp]).
+  A clock ruling that is taken back gives the player a fresh clock (the ruling was wrong).
 - :class:`~controller.table.clock_panel.ClockPanel` shows all of it: the shot-clock
   display, the buzzer, the seat's light in the countdown, and the level's time on the
   blinds display (the table owns the display's level, blinds, ante and button fields).
@@ -22,21 +35,29 @@ or :class:`~controller.clocks.runner.ClockRunner` on the asyncio loop (``Table.r
 from __future__ import annotations
 
 import math
+import time
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from controller.clocks.errors import ClockError
+from controller.clocks.events import BreakEnded as ClockBreakEnded
+from controller.clocks.events import BreakStarted as ClockBreakStarted
 from controller.clocks.events import ClockCalled as ClockCalledEvent
 from controller.clocks.events import (
     ClockEvent,
+    ClockMode,
     ExtensionUsed,
     LevelStarted,
     LevelTick,
     PauseReason,
     Ruling,
     ShotClockExpired,
+    ShotClockStarted,
+    SyncChanged,
 )
+from controller.clocks.host_clock import DEFAULT_TIMEOUT_S, ClockSnapshot, HostClock, snapshot
 from controller.clocks.level_clock import LevelClock
+from controller.clocks.level_clock import Phase as LevelPhase
 from controller.clocks.shot_clock import ShotClock, ShotClockConfig, Street
 from controller.clocks.structure import Level as ClockLevel
 from controller.clocks.structure import Structure
@@ -53,7 +74,16 @@ from controller.rules.hand import Phase
 
 from . import betting
 from .clock_panel import ClockPanel, PanelStyle
-from .events import ClockCall, ClockRuled, ExtensionTaken, LevelChanged, TablePaused
+from .events import (
+    BreakEnded,
+    BreakStarted,
+    ClockCall,
+    ClockRuled,
+    ClockSynced,
+    ExtensionTaken,
+    LevelChanged,
+    TablePaused,
+)
 from .lights import Level
 
 if TYPE_CHECKING:
@@ -72,6 +102,13 @@ def structure_of(levels: Sequence[Level]) -> Structure | None:
         ClockLevel(i, lv.small_blind, lv.big_blind, lv.ante, 0,
                    math.inf if lv.seconds is None else float(lv.seconds))
         for i, lv in enumerate(levels, 1)))
+
+
+def levels_of(structure: Structure) -> tuple[Level, ...]:
+    """The blinds display's levels for a structure: the ante shown is the per-player ante,
+    else the big blind ante."""
+    return tuple(Level(lv.small_blind, lv.big_blind, lv.ante or lv.big_blind_ante,
+                       int(lv.seconds)) for lv in structure.levels)
 
 
 class LatchedShotClock:
@@ -105,13 +142,27 @@ class TableClocks:
     """The table's clocks and their panel (see the module docstring)."""
 
     def __init__(self, table: Table, *, shot_clock: ShotClockConfig | None,
-                 extensions: ExtensionChips | None, style: PanelStyle | None) -> None:
+                 extensions: ExtensionChips | None, style: PanelStyle | None,
+                 structure: Structure | None = None,
+                 wall_clock: Callable[[], float] | None = None,
+                 host_timeout_s: float = DEFAULT_TIMEOUT_S) -> None:
+        """``structure``: the level clock's (default: the table's timed levels, if any);
+        ``wall_clock``: epoch seconds (default: ``time.time`` at start, then the table's
+        own clock, so virtual time moves it too); ``host_timeout_s``: how long without a
+        sync from the host before the table shows UNSYNCED."""
         self.table = table
         hw = table.hardware
         self.shot = ShotClock(shot_clock, chips=extensions) if shot_clock is not None else None
         self.extensions = extensions
-        structure = structure_of(table.levels)
-        self.level: LevelClock | None = LevelClock(structure) if structure else None
+        self._anchor = time.time() - table.clock()
+        self.wall: Callable[[], float] = wall_clock or self._anchored_wall
+        structure = structure or structure_of(table.levels)
+        self.level: LevelClock | None = None
+        self.host: HostClock | None = None
+        if structure is not None:
+            local = self.wall() + time.localtime(self.wall()).tm_gmtoff  # LEVEL-3: local :55
+            self.level = LevelClock(structure, wall_offset=local - table.clock())
+            self.host = HostClock(self.level, timeout_s=host_timeout_s)
         self.display = LatchedShotClock(hw.shot_clock)
         self.panel = ClockPanel(shot_clock=self.display, buzzer=hw.buzzer, light=hw.light,
                                 blinds=hw.blinds, release_light=table.release_light,
@@ -122,16 +173,22 @@ class TableClocks:
         self._on: tuple[int, int, int] | None = None  # (hand, log length, position) timed
         self._ruled = False  # the clock ruled on the player now on it
         self._caller = Caller.DEALER.value  # who called the clock last (for the journal)
+        self._saved: dict[tuple[int, int, int], dict[str, Any]] = {}  # clocks at actions
+        self._break: int | None = None  # the level whose break the table announced
         self.kick: Callable[[], None] = lambda: None  # re-arms the asyncio runner
 
     # ---------------------------------------------------------------- time
+    def _anchored_wall(self) -> float:
+        """Epoch seconds on the table's own clock (virtual time moves it too)."""
+        return self.table.clock() + self._anchor
+
     def start(self) -> None:
         """The level clock starts with the table (once the blinds display has a frame)."""
         if self.level is not None:
             self.deliver_all(self.level.start(self.table.clock()))
 
-    def clocks(self) -> list[ShotClock | LevelClock]:
-        return [c for c in (self.shot, self.level) if c is not None]
+    def clocks(self) -> list[ShotClock | LevelClock | HostClock]:
+        return [c for c in (self.shot, self.level, self.host) if c is not None]
 
     def poll(self) -> None:
         """Report what happened up to now (expiries are ruled on before any input)."""
@@ -143,6 +200,8 @@ class TableClocks:
             self.deliver_all(shot.poll(now))
         if level is not None:
             self.deliver_all(level.poll(now))
+        if self.host is not None:
+            self.deliver_all(self.host.poll(now))
 
     def deliver_all(self, events: Sequence[ClockEvent]) -> None:
         for event in events:
@@ -159,6 +218,12 @@ class TableClocks:
         if isinstance(event, LevelStarted | LevelTick):
             self._level(event)
             return
+        if isinstance(event, ClockBreakStarted | ClockBreakEnded):
+            self._announce_break()
+        elif isinstance(event, SyncChanged):
+            self.panel.handle(event)
+            t.refresh_blinds()
+            return
         if isinstance(event, ClockCalledEvent):
             t.emit(ClockCall(t.hand_no, event.seat, event.seconds, event.countdown_s,
                              self._caller, event.rule))
@@ -174,7 +239,8 @@ class TableClocks:
             t.level_no = event.number
             lv = t.level
             untimed = lv.seconds is None
-            t.emit(LevelChanged(t.level_no, lv.small_blind, lv.big_blind, lv.ante))
+            t.emit(LevelChanged(t.level_no, lv.small_blind, lv.big_blind, lv.ante,
+                                self.snapshot()))
             # the table's fields with the new level's time: one frame, no flicker
             t.refresh_blinds(None if untimed else event.seconds_left)
         if untimed:  # an untimed last level shows no time
@@ -204,18 +270,42 @@ class TableClocks:
                 acted = (on is not None and hand is not None and t.hand_no == on[0]
                          and len(hand.log) > on[1] and not self._ruled
                          and getattr(hand.log[on[1]], "player", None) == on[2])
+                if acted and on is not None:  # kept in case the action is taken back
+                    self._saved[on] = shot.state(now)
                 self.deliver_all(shot.acted(now) if acted else shot.clear(now))
             self._ruled = False
             if want is not None and hand is not None:
                 seat = t.seat_of(want[2])
-                self.deliver_all(shot.start(
-                    seat, now, street=STREETS[min(hand.street, 3)],
-                    can_check=hand.can_check(), player=t.roster[seat].player))
+                saved = self._saved.pop(want, None)
+                for key in [k for k in self._saved if k[0] != want[0] or k[1] >= want[1]]:
+                    del self._saved[key]  # actions taken back, or another hand's
+                if saved is not None:
+                    self._resume(seat, saved, now, hand.can_check())
+                else:
+                    self.deliver_all(shot.start(
+                        seat, now, street=STREETS[min(hand.street, 3)],
+                        can_check=hand.can_check(), player=t.roster[seat].player))
         if holding != self._holding:
             self._holding = holding
             self._pause(PauseReason.FLOOR, holding or self.paused)
         self.display.flush()
         self.kick()
+
+    def _resume(self, seat: int, saved: dict[str, Any], now: float, can_check: bool) -> None:
+        """An undo put the player back to act: their clock as it stood when they acted."""
+        shot = self.shot
+        assert shot is not None
+        state = {**saved, "pauses": shot.state(now)["pauses"], "can_check": can_check,
+                 "expired": False, "seat": seat}
+        shot.restore(state, now)
+        left = shot.seconds_left(now)
+        shown = None if left is None else math.ceil(left - 1e-9)
+        if shot.mode is ClockMode.CALLED and shown is not None:
+            countdown = int(state["countdown"])
+            self.panel.handle(ClockCalledEvent(seat, max(0, shown - countdown), countdown,
+                                               "CLOCK-3"))
+        else:
+            self.panel.handle(ShotClockStarted(seat, shown, shot.mode))
 
     def _pause(self, reason: PauseReason, on: bool) -> None:
         if self.shot is None:
@@ -290,11 +380,12 @@ class TableClocks:
         if paused == self.paused:
             return False
         self.paused = paused
-        self.table.emit(TablePaused(paused))
+        now = self.table.clock()
+        events = [] if self.level is None else (
+            self.level.pause(now) if paused else self.level.resume(now))
+        self.table.emit(TablePaused(paused, self.snapshot()))
         self._pause(PauseReason.FLOOR, paused or self._holding)
-        if self.level is not None:
-            now = self.table.clock()
-            self.deliver_all(self.level.pause(now) if paused else self.level.resume(now))
+        self.deliver_all(events)
         self.kick()
         return True
 
@@ -319,6 +410,7 @@ class TableClocks:
             self.deliver_all(self.shot.clear(t.clock()))
         self._on = None
         self._ruled = False
+        self._saved.clear()
         self.set_counting(False)  # a count belongs to the hand it was in
         if self.level is not None and self.level.hand_in_progress:
             self.deliver_all(self.level.hand_ended(t.clock()))
@@ -334,3 +426,91 @@ class TableClocks:
         if self.level is None or self.table.level.seconds is None:
             return None
         return self.level.seconds_left(self.table.clock())
+
+    def forced_bets(self, number: int, players: int) -> dict[str, Any]:
+        """The antes of level ``number`` for a hand of ``players`` (ANTE-1): per player
+        and the big blind ante from the structure; plain levels have a big blind ante."""
+        structure = self.table.structure
+        if structure is None:
+            levels = self.table.levels
+            return {"big_blind_ante": levels[min(number, len(levels)) - 1].ante}
+        lv = structure.level(number)
+        return {"antes": (lv.ante,) * players if lv.ante else (),
+                "big_blind_ante": lv.big_blind_ante}
+
+    # ---------------------------------------------------------------- breaks, the host
+    @property
+    def on_break(self) -> bool:
+        """A break is on (no hand may start)."""
+        return self.level is not None and self.level.phase is LevelPhase.BREAK
+
+    @property
+    def unsynced(self) -> bool:
+        """The host runs the level clock and has not been heard (shown as UNSYNCED)."""
+        return self.host is not None and self.host.unsynced
+
+    def _announce_break(self) -> None:
+        """Journal a break that began or ended (BreakStarted with its colour-up, then
+        BreakEnded), whether the clock ran into it or the host's sync moved the table."""
+        level, t = self.level, self.table
+        on = self.on_break
+        if level is None or on == (self._break is not None):
+            return
+        if on:
+            self._break = level.number
+            br = level.state()["break"] or {}
+            seconds = float(br.get("seconds", level.seconds_left(t.clock())))
+            t.emit(BreakStarted(level.number, seconds, tuple(br.get("colour_up", ())),
+                                self.snapshot()))
+        else:
+            after, self._break = self._break, None
+            assert after is not None
+            t.emit(BreakEnded(after, self.snapshot()))
+        t.refresh_blinds()
+
+    def snapshot(self) -> ClockSnapshot | None:
+        """The clocks as they stand, for the journal (None: no level clock)."""
+        if self.level is None or self.level.phase is LevelPhase.NOT_STARTED:
+            return None
+        host = self.host is not None and self.host.host
+        chips = None if self.extensions is None else self.extensions.state()
+        return snapshot(self.level, self.table.clock(), self.wall(), host=host, chips=chips)
+
+    def adopt(self, number: int, seconds_left: float, on_break: bool) -> bool:
+        """The host's clock (the authority): adopted, the difference journaled."""
+        t, host = self.table, self.host
+        if host is None:
+            return t.reject("this table's levels are not on a clock; the host's clock "
+                            "applies to a tournament table", "LEVEL-2", "sync_clock")
+        try:
+            events = host.adopt(number, seconds_left, on_break, t.clock())
+        except ClockError as exc:
+            return t.reject(exc.reason, exc.rule, "sync_clock")
+        t.emit(ClockSynced(number, seconds_left, on_break, host.last_offset_s,
+                           self.snapshot()))
+        self.deliver_all(events)
+        self._announce_break()
+        t.refresh_blinds()
+        self.kick()
+        return True
+
+    def restore(self, snap: ClockSnapshot) -> None:
+        """Continue the clocks from the journal's last snapshot (see the module
+        docstring); what happened while the controller was down is journaled now."""
+        if self.extensions is not None and snap.stage is not None:
+            self.extensions.restore({"stage": snap.stage, "chips": dict(snap.chips)})
+        if self.host is None or self.level is None:
+            return
+        t = self.table
+        if snap.paused and not self.paused:
+            self.paused = True
+            self._pause(PauseReason.FLOOR, True)
+        self._break = snap.level if snap.phase == LevelPhase.BREAK.value else None
+        events = self.host.restored(snap, t.clock(), self.wall())
+        if snap.level != t.level_no:
+            t.level_no = min(snap.level, len(t.levels))
+        self.deliver_all(events)
+        self._announce_break()
+        left = self.level.seconds_left(t.clock())
+        t.refresh_blinds(None if t.level.seconds is None else math.ceil(left - 1e-9))
+        self.kick()

@@ -12,6 +12,11 @@ the muck, and presses the console keys (``deal`` to start, to show and to push e
 Players are bots that pick a legal action at random. Time is the mock's virtual clock:
 ``pace`` virtual seconds pass per action (so levels move on), and ``speed`` slows a run
 down to a multiple of real time for a demo.
+
+In a tournament the table may also start empty (``players=0``): the host seats and removes
+the players (``take_seat``/``leave_seat`` through its commands), the bots play whoever is
+seated, a player left with no chips is busted by the table, and :meth:`dealing_held` says
+why a hand cannot be dealt now (fewer than two players, paused, a break, hand-for-hand).
 """
 
 from __future__ import annotations
@@ -19,18 +24,20 @@ from __future__ import annotations
 import random
 import time
 from collections import Counter, deque
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 
 from controller.clocks.shot_clock import ShotClockConfig
+from controller.clocks.structure import Structure
 from controller.devices.mock import MockTable
 from controller.devices.profile import load_profile
 from controller.rules.config import LIVE_CASH, LIVE_TOURNAMENT, RulesProfile, Variant
 from controller.rules.hand import Phase
 from controller.rules.rake import RakePolicy
 
+from . import hand_for_hand
 from .deck import DeckMap
-from .events import HandEnded, Sink, TableEvent
+from .events import HandEnded, SeatLeft, SeatTaken, Sink, StacksColouredUp, TableEvent
 from .lights import Level
 from .table import Stage, Table
 
@@ -70,6 +77,7 @@ class VirtualTable:
         variant: Variant = Variant.NT,
         stack: int = 10_000,
         levels: Sequence[Level] = (Level(50, 100),),  # cash: no level clock
+        structure: Structure | None = None,  # a tournament's (replaces levels; issue 5)
         rake: RakePolicy | None = None,
         sink: Sink | None = None,
         keep_events: int = 2_000,
@@ -78,22 +86,28 @@ class VirtualTable:
         shot_clock: ShotClockConfig | None = None,
     ) -> None:
         """``shot_clock``: the table's shot clock (None: none, the default for throughput;
-        bots act at once, so with ``pace`` below its time it never runs out)."""
+        bots act at once, so with ``pace`` below its time it never runs out).
+        ``players=0`` (tournament only): the table starts empty and the host seats it."""
         self.rng = rng or random.Random(seed)
         self.hardware = MockTable(load_profile(profile))
-        if players > len(self.hardware.lights) or players < 2:
+        if players > len(self.hardware.lights) or players < (0 if tournament else 2) \
+                or players == 1:
             raise ValueError(f"{players} players do not fit the {profile} table "
-                             f"(2..{len(self.hardware.lights)})")
+                             f"(2..{len(self.hardware.lights)}, or 0 in a tournament the "
+                             "host seats)")
         self.events: deque[TableEvent] = deque(maxlen=keep_events)
         self.counts: Counter[str] = Counter()
         self._outer = sink
+        self.bought_in = 0  # chips seated, less chips that left with their players
+        self.rake = 0
         stable = self.hardware.profile.debounce.stable_s
         self._settle = stable + 0.001  # one card becomes a read
         self._gone = self.hardware.profile.debounce.gone_s + 0.001
         self.uids = [self.rng.randbytes(7) for _ in range(52)]
         self.table = Table(
             self.hardware, sink=self._sink,
-            levels=levels, deck=DeckMap.from_order(self.uids),
+            levels=() if structure is not None else levels, structure=structure,
+            deck=DeckMap.from_order(self.uids),
             profile=rules or (LIVE_TOURNAMENT if tournament else LIVE_CASH),
             variant=variant, tournament=tournament, rake=rake, shot_clock=shot_clock)
         self.players = players
@@ -101,25 +115,31 @@ class VirtualTable:
         self.tournament = tournament
         self.pace = pace
         self.fold_to_muck = fold_to_muck
-        self.bought_in = 0
-        self.rake = 0
+        self.host_seated = players == 0  # the host seats and removes the players
         self._placed: list[tuple[str, bytes]] = []
         for seat in range(1, players + 1):
             self._seat(seat)
-        self.table.set_button(self.rng.randint(1, players))  # BTN-1, BTN-4: the draw
+        if players:
+            self.table.set_button(self.rng.randint(1, players))  # BTN-1, BTN-4: the draw
 
     # ------------------------------------------------------------------ plumbing
     def _sink(self, event: TableEvent) -> None:
         self.events.append(event)
-        self.counts[type(event).__name__] += 1
-        if isinstance(event, HandEnded):
-            self.rake += event.rake
+        kind = type(event)
+        self.counts[kind.__name__] += 1
+        if kind is HandEnded:
+            self.rake += event.rake  # type: ignore[union-attr]
+        elif kind is SeatTaken:
+            self.bought_in += event.stack  # type: ignore[union-attr]
+        elif kind is SeatLeft:
+            self.bought_in -= event.stack  # type: ignore[union-attr]
+        elif isinstance(event, StacksColouredUp):  # the chip race changes the chips in play
+            self.bought_in += sum(after - before for _, before, after in event.stacks)
         if self._outer is not None:
             self._outer(event)
 
     def _seat(self, seat: int) -> None:
         self.table.take_seat(seat, f"bot{seat}", self.stack)
-        self.bought_in += self.stack
 
     def _step(self, seconds: float) -> None:
         for event in self.hardware.advance(seconds, step=seconds):
@@ -182,18 +202,63 @@ class VirtualTable:
                     self._seat(s.number)
         if len(t.roster.playing()) < 2:  # a tournament is over: a new one
             for s in list(t.roster.occupied()):
-                self.bought_in -= s.stack
                 t.leave_seat(s.number)
             t.new_game()
             for number in range(1, self.players + 1):
                 self._seat(number)
             t.set_button(self.rng.randint(1, self.players))
 
-    def play_hand(self) -> bool:
-        """Play one hand to its end; False if it could not start."""
+    def advance(self, seconds: float) -> None:
+        """Let ``seconds`` of virtual time pass at the idle table (levels and breaks run)."""
+        if seconds > 0:
+            self._step(seconds)
+
+    def dealing_held(self) -> str | None:
+        """Why the next hand cannot be dealt now; None when it can."""
         t = self.table
-        self._refill()
+        if t.stage is not Stage.IDLE:
+            return f"hand {t.hand_no} is under way ({t.stage})"
+        if sum(1 for s in t.roster.occupied() if s.stack > 0) < 2:
+            return "fewer than two players are seated"
+        if t.clocks.paused:
+            return "the table is paused"
+        if t.clocks.level is not None and t.clocks.level.on_break:
+            return "the tournament is on a break"
+        return hand_for_hand.held(t)
+
+    def _draw_button(self) -> None:
+        """BTN-4: before a host-seated table's first hand, the button is drawn among the
+        seated players."""
+        t = self.table
+        if t.previous is None and t.redeal is None:
+            seated = [s.number for s in t.roster.occupied()]
+            if t.button not in seated:
+                t.button = None
+                t.set_button(self.rng.choice(seated))
+
+    def _colour_up(self) -> None:
+        """The dealer runs the colour-up under way: counts, race cards, award, confirm."""
+        order = list(range(52))
+        self.rng.shuffle(order)
+        self.table.colour_up.play_out(lambda seat, card: self.place(f"seat{seat}", card), order)
+        self._gather()
+
+    def play_hand(self, during: Callable[[], object] | None = None) -> bool:
+        """Play one hand to its end; False if it could not start. ``during`` is called
+        once, when the hole cards are out (the floor acting while a hand runs)."""
+        t = self.table
+        if self.host_seated:
+            if t.stage is Stage.COLOUR_UP:  # a break's colour-up began between hands (the
+                self._colour_up()           # host's break): the dealer runs it now
+            if self.dealing_held() is not None:
+                return False
+            self._draw_button()
+        else:
+            self._refill()
         self.press("deal")
+        if t.stage is Stage.COLOUR_UP:  # a colour-up came due (CHIPRACE-*): run it, deal
+            self._colour_up()
+            self.press("deal")
         if t.stage is not Stage.DEALING:
             return False
         hand_no = t.hand_no
@@ -205,6 +270,8 @@ class VirtualTable:
         for _ in range(per_seat):
             for seat in dealt:
                 self.place(f"seat{seat}", next(deck))
+        if during is not None:
+            during()
         guard = 0
         while t.hand_no == hand_no and t.hand is not None:
             guard += 1

@@ -231,7 +231,11 @@ def test_host_commands_on_the_live_table(broker: Mosquitto, tmp_path: Path) -> N
             host, t = live.host, live.vt.table
             await play(live, 1)
             reply = await host.command("t1", "c-h4h", {"name": "hand_for_hand", "on": True})
-            assert reply["status"] == "error" and "hand-for-hand" in reply["error"]
+            assert reply["status"] == "ok" and live.journal.state.hand_for_hand  # TOURN-22
+            reply = await host.command("t1", "c-h4h2", {"name": "hand_for_hand", "on": True})
+            assert reply["status"] == "error" and "hand-for-hand is already on" in reply["error"]
+            reply = await host.command("t1", "c-h4h3", {"name": "hand_for_hand", "on": False})
+            assert reply["status"] == "ok" and not live.journal.state.hand_for_hand
             reply = await host.command("t1", "c-pause", {"name": "pause"})
             assert reply["status"] == "ok" and live.journal.state.paused
             reply = await host.command("t1", "c-pause2", {"name": "pause"})

@@ -86,3 +86,14 @@ def test_rake_1_a_raked_cash_table_still_accounts_for_every_chip() -> None:
     vt.play_hands(60)
     assert vt.rake > 0
     vt.check_chips()
+
+
+def test_only_a_tournament_table_starts_empty_for_the_host_to_seat() -> None:
+    with pytest.raises(ValueError, match="0 in a tournament"):
+        VirtualTable(players=0)  # a cash table seats its own bots
+    with pytest.raises(ValueError):
+        VirtualTable(players=1, tournament=True)
+    vt = VirtualTable(players=0, tournament=True, seed=1)
+    assert vt.host_seated and vt.table.roster.occupied() == []
+    assert vt.dealing_held() == "fewer than two players are seated"
+    vt.check_chips()  # nothing bought in, nothing on the table

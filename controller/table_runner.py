@@ -1,0 +1,297 @@
+"""Running one table controller: the journal, the outbox, the link to the host and the
+table (real hardware, or the virtual dealer and bots) in one asyncio TaskGroup.
+
+    pitboss table run --profile virtual --table T1 --broker localhost:1883 --db t1.db
+    python -m controller.app table run --profile virtual --table T1 --db t1.db --autoplay 50
+    pitboss table run --profile virtual --table T3 --db t3.db --autoplay 0 --tournament \\
+        --structure hexapro --multiplier 2 --speed 60
+
+A cash virtual table seats its own bots and plays ``--autoplay N`` hands (0: forever). A
+tournament table (``--tournament``) starts empty: the host's director seats, removes and
+moves the players by command, the bots play whoever is seated, and a hand is dealt
+whenever at least two players are seated and the table is not paused, not on a break and
+not held for hand-for-hand (TOURN-22); it runs until the host closes it. A player who ends
+a hand with no chips leaves the seat (``player_busted``). ``--speed X``: virtual time runs
+at least X times as fast as real time, so levels and breaks move on between hands.
+
+How events are journaled and commands carried out is :mod:`controller.app`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import logging
+import random
+import sys
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from controller.app import (
+    DEFAULT_LEVELS,
+    TableCommands,
+    TableJournal,
+    recover,
+    restore,
+)
+from controller.clocks.structure import Structure, load_structure, preset
+from controller.devices.hardware import TableHardware, open_devices
+from controller.devices.mock import MockTable
+from controller.devices.profile import load_profile
+from controller.rules.config import LIVE_CASH, LIVE_TOURNAMENT
+from controller.sync import events as wire
+from controller.sync.commands import CommandDesk
+from controller.sync.journal import Journal
+from controller.sync.link import LinkSettings, TableLink
+from controller.sync.messages import CloseTable, Command, JsonScalar, TableEvent
+from controller.sync.outbox import Outbox
+from controller.table.lights import Level
+from controller.table.table import Table
+from controller.table.virtual import VirtualTable
+
+log = logging.getLogger("pitboss.app")
+
+IDLE_WAKE_S = 0.1  # a tournament table with no hand to deal looks again at least this often
+CLOSE_LINGER_S = 3.0  # a closed table waits at most this long for the host's last acks
+
+
+@dataclass(frozen=True)
+class RunOptions:
+    """How a table runs besides where: the virtual dealer and bots, and when to stop."""
+
+    autoplay: int | None = None  # virtual table only: play hands with bots (0: no limit)
+    players: int = 6  # cash: the bots seated at the start (a tournament starts empty)
+    seed: str = "0"
+    drain: bool = False  # after autoplay, wait until the host holds every event, then stop
+    levels: Sequence[Level] = DEFAULT_LEVELS
+    structure: Structure | None = None  # a tournament's structure (replaces levels)
+    ready: Callable[[Journal, Outbox], None] | None = None
+    tournament: bool = False  # the host seats the players; live-tournament rules
+    speed: float = 1.0  # tournament virtual table: virtual time >= speed x real time
+    # tournament virtual table: virtual seconds per bot action; above 0 the dealer also
+    # waits so virtual time does not run ahead of speed x real time (the demo's pace)
+    pace: float = 0.0
+
+
+class WakingCommands:
+    """The table's commands, waking the virtual dealer after each one (a player seated,
+    a hand released, the table closed...) so it never polls in a tight loop."""
+
+    def __init__(self, inner: TableCommands) -> None:
+        self.inner = inner
+        self.wake = asyncio.Event()
+        self.closing = False  # the table accepted CloseTable (journaled just after)
+
+    def perform(self, command: Command, command_id: str
+                ) -> tuple[Mapping[str, JsonScalar], Sequence[TableEvent]]:
+        try:
+            reply = self.inner.perform(command, command_id)
+        finally:
+            self.wake.set()
+        if isinstance(command, CloseTable):
+            self.closing = True  # no hand may start while the close is being journaled
+        return reply
+
+
+def load_structure_option(name: str, multiplier: float | None = None) -> Structure:
+    """``--structure``: a preset name (``hexapro``...) or a house TOML file (LEVEL-2)."""
+    path = Path(name)
+    if path.suffix == ".toml":
+        return load_structure(path.read_text(encoding="utf-8"), multiplier=multiplier,
+                              source=name)
+    return preset(name, multiplier=multiplier)
+
+
+def _hardware(profile_name: str) -> TableHardware:
+    profile = load_profile(profile_name)
+    return MockTable(profile) if profile_name == "virtual" else open_devices(profile)
+
+
+async def _autoplay(vt: VirtualTable, outbox: Outbox, hands: int) -> None:
+    """The virtual dealer and bots play ``hands`` hands (0: until cancelled)."""
+    played = 0
+    while not hands or played < hands:
+        if outbox.state.closed:
+            return
+        vt.play_hand()
+        played += 1
+        await asyncio.sleep(0)  # the link and the command desk get their turn
+    print(f"PLAYED hands={outbox.state.hand_no} last_seq={outbox.last_seq}", flush=True)
+
+
+async def _tournament_autoplay(vt: VirtualTable, outbox: Outbox, commands: WakingCommands,
+                               options: RunOptions) -> None:
+    """Tournament: deal a hand whenever one may be dealt (at most ``autoplay`` hands when
+    it is above 0), and otherwise sleep until a command or ``IDLE_WAKE_S``; until the
+    table is closed. Virtual time keeps up with ``speed`` x real time."""
+    loop = asyncio.get_running_loop()
+    clock = vt.hardware.virtual_clock
+    real0, virtual0 = loop.time(), clock.now
+    limit = options.autoplay or 0
+    played = 0
+    while not (commands.closing or outbox.state.closed):
+        if options.speed > 0:
+            vt.advance(virtual0 + (loop.time() - real0) * options.speed - clock.now)
+            ahead = clock.now - (virtual0 + (loop.time() - real0) * options.speed)
+            if options.pace > 0 and ahead > 0:  # paced: no faster than the clocks (demo)
+                commands.wake.clear()
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(commands.wake.wait(), ahead / options.speed)
+                continue
+        if (not limit or played < limit) and vt.play_hand():
+            played += 1
+            await asyncio.sleep(0)  # the link and the command desk get their turn
+            continue
+        commands.wake.clear()
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(commands.wake.wait(), IDLE_WAKE_S)
+    print(f"PLAYED hands={outbox.state.hand_no} last_seq={outbox.last_seq}", flush=True)
+
+
+async def _drained(outbox: Outbox) -> None:
+    while outbox.acked < outbox.last_seq:
+        await asyncio.sleep(0.02)
+    print(f"DRAINED acked={outbox.acked}", flush=True)
+
+
+async def _until_closed(outbox: Outbox) -> None:
+    while not outbox.state.closed:
+        await asyncio.sleep(0.1)
+    log.warning("the table is closed")
+
+
+async def _handed_over(outbox: Outbox, limit_s: float = CLOSE_LINGER_S) -> None:
+    """The table is closed: before the link goes, let the host take what is left (its
+    acks say it holds every event; the close command's reply went out just before)."""
+    with contextlib.suppress(TimeoutError):
+        async with asyncio.timeout(limit_s):
+            while outbox.acked < outbox.last_seq:
+                await asyncio.sleep(0.02)
+
+
+async def run_table(profile_name: str, *, site: str, table_id: str, broker: str,
+                    db_path: str | Path, options: RunOptions = RunOptions()) -> int:
+    """Run one table until it is closed, cancelled, or (autoplay) done; 0 when it ends."""
+    host, _, port = broker.rpartition(":")
+    journal = Journal(db_path, table=table_id)
+    rules = LIVE_TOURNAMENT if options.tournament else LIVE_CASH
+    try:
+        recover(journal)
+        async with Outbox(journal) as outbox:
+            sink = TableJournal(outbox)
+            vt: VirtualTable | None = None
+            with sink.muted():
+                if options.autoplay is not None:
+                    vt = VirtualTable(0 if options.tournament else options.players,
+                                      profile=profile_name, sink=sink,
+                                      rng=random.Random(f"{options.seed}-{journal.boot}"),
+                                      levels=options.levels, structure=options.structure,
+                                      tournament=options.tournament,
+                                      pace=options.pace)
+                    table = vt.table
+                else:
+                    table = Table(_hardware(profile_name), sink=sink,
+                                  levels=() if options.structure else options.levels,
+                                  structure=options.structure, profile=rules,
+                                  tournament=options.tournament)
+            sink.table = table
+            if journal.state.seats or options.tournament:
+                restore(table, journal.state, sink)
+            else:  # first boot of a cash table: the virtual table's bots are the players
+                outbox.record_now([wire.TableChanged(
+                    change="player_seated", seat=s.number, player=s.player, stack=s.stack)
+                    for s in table.roster.occupied() if s.player])
+            commands = WakingCommands(TableCommands(table, sink))
+            desk = CommandDesk(outbox, commands)
+            settings = LinkSettings(site=site, host=host or "127.0.0.1",
+                                    port=int(port or 1883))
+            async with TableLink(settings, outbox, desk):
+                if options.ready is not None:
+                    options.ready(journal, outbox)
+                await _play(table, outbox, options, vt, commands)
+    finally:
+        journal.close()
+    return 0
+
+
+async def _play(table: Table, outbox: Outbox, options: RunOptions,
+                vt: VirtualTable | None, commands: WakingCommands) -> None:
+    async with asyncio.TaskGroup() as tg:
+        watch = tg.create_task(_until_closed(outbox), name="table-closed")
+        if vt is not None:
+            dealer = (_tournament_autoplay(vt, outbox, commands, options)
+                      if options.tournament else _autoplay(vt, outbox, options.autoplay or 0))
+            await tg.create_task(dealer, name="virtual-dealer")
+            if options.drain:
+                await tg.create_task(_drained(outbox), name="drain")
+                watch.cancel()
+        else:
+            hardware = table.hardware
+            devices = tg.create_task(hardware.run(), name="hardware")
+            live = tg.create_task(table.run(), name="table")
+            await watch
+            devices.cancel()
+            live.cancel()
+    if outbox.state.closed:
+        await _handed_over(outbox)
+
+
+def _print_ready(journal: Journal, outbox: Outbox) -> None:
+    print(f"READY boot={journal.boot} last_seq={journal.last_seq} "
+          f"hand_no={outbox.state.hand_no}", flush=True)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """``pitboss table run --profile virtual --table T1 --broker localhost:1883 --db PATH``."""
+    parser = argparse.ArgumentParser(prog="pitboss table",
+                                     description="The table controller.")
+    sub = parser.add_subparsers(dest="action", required=True)
+    run = sub.add_parser("run", help="run the table controller")
+    run.add_argument("--profile", required=True, help="board profile, e.g. virtual")
+    run.add_argument("--table", required=True, help="table id, e.g. T1")
+    run.add_argument("--broker", default="localhost:1883", help="host:port of the broker")
+    run.add_argument("--db", required=True, help="the journal (SQLite)")
+    run.add_argument("--site", default="default")
+    run.add_argument("--autoplay", type=int, default=None,
+                     help="virtual table: bots play this many hands (0: no limit)")
+    run.add_argument("--players", type=int, default=6, help="cash: bots seated at the start")
+    run.add_argument("--seed", default="0")
+    run.add_argument("--drain", action="store_true",
+                     help="after autoplay, exit once the host holds every event")
+    run.add_argument("--tournament", action="store_true",
+                     help="a tournament table: it starts empty, the host seats the players "
+                          "(live-tournament rules), and it runs until the host closes it")
+    run.add_argument("--structure", default=None,
+                     help="the blind structure (levels, antes, breaks): a preset (hexapro, "
+                          "hexapro_extreme) or a house .toml file (LEVEL-2)")
+    run.add_argument("--multiplier", type=float, default=None,
+                     help="the structure's multiplier (HexaPro: 2, 3, 5, 10, 25...)")
+    run.add_argument("--speed", type=float, default=1.0,
+                     help="tournament virtual table: virtual time runs at least this many "
+                          "times as fast as real time (levels, breaks)")
+    run.add_argument("--pace", type=float, default=0.0,
+                     help="tournament virtual table: virtual seconds per bot action; above 0 "
+                          "hands are dealt no faster than --speed allows (a watchable demo)")
+    run.add_argument("--log", default="WARNING")
+    args = parser.parse_args(argv)
+    logging.basicConfig(level=args.log, stream=sys.stderr,
+                        format="%(asctime)s %(name)s %(levelname)s %(message)s")
+    if args.speed < 0:
+        parser.error(f"--speed {args.speed}: give 0 (virtual time follows the hands only) "
+                     "or a positive factor")
+    structure: Structure | None = None
+    if args.structure is not None:
+        try:
+            structure = load_structure_option(args.structure, args.multiplier)
+        except (OSError, ValueError) as exc:  # StructureError is a ValueError
+            parser.error(f"--structure {args.structure}: {exc}")
+    options = RunOptions(autoplay=args.autoplay, players=args.players, seed=args.seed,
+                         drain=args.drain, structure=structure, ready=_print_ready,
+                         tournament=args.tournament, speed=args.speed, pace=args.pace)
+    try:
+        return asyncio.run(run_table(args.profile, site=args.site, table_id=args.table,
+                                     broker=args.broker, db_path=args.db, options=options))
+    except KeyboardInterrupt:  # Ctrl-C: everything journaled is already durable
+        return 130
