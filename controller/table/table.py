@@ -9,7 +9,9 @@ lights and the blinds display change only after.
 Card reads are routed by :mod:`controller.table.reads`; the showdown, pot awards, undo and
 corrections by :mod:`controller.table.showdown`; seats and the deck by
 :mod:`controller.table.seating`; the shot clock, clock calls, extension chips and the level
-clock by :mod:`controller.table.timing`.
+clock by :mod:`controller.table.timing`; the colour-up by :mod:`controller.table.colour_up`;
+hand-for-hand by :mod:`controller.table.hand_for_hand`; the blinds display and the seat
+lights by :mod:`controller.table.display`.
 """
 
 from __future__ import annotations
@@ -18,7 +20,6 @@ import asyncio
 import logging
 import time
 from collections.abc import Callable, Sequence
-from enum import Enum
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -36,7 +37,7 @@ from controller.devices.events import (
     SeatNodeOffline,
     SeatNodeOnline,
 )
-from controller.devices.interfaces import BEEP_ERROR, BlindsFrame, Clock
+from controller.devices.interfaces import BEEP_ERROR, Clock
 from controller.rules.button import Positions, first_hand, initial_button, next_hand
 from controller.rules.cards import Card
 from controller.rules.config import HOLE_CARDS, LIVE_CASH, RulesProfile, Variant
@@ -45,13 +46,14 @@ from controller.rules.hand import Hand
 from controller.rules.live import Decision, Declaration, Word
 from controller.rules.rake import RakePolicy
 
-from . import betting, hand_for_hand, reads, showdown
+from . import betting, display, hand_for_hand, reads, showdown
 from .base import CONTINUE, MISDEAL, Prompt, Stage, console, nothing
 from .betting import Held, Pushed
 from .clock_panel import PanelStyle
 from .colour_up import ColourUp, ColourUpSettings
 from .dealing import HandReads
 from .deck import DeckCount, DeckMap, Enrolment
+from .display import KEEP, Keep
 from .events import (
     BreakStarted,
     Choice,
@@ -64,7 +66,7 @@ from .events import (
     TableEvent,
     is_secret,
 )
-from .lights import Level, SeatLights, light_plan
+from .lights import Level, SeatLights
 from .seating import SeatsAndDeck
 from .seats import Roster
 from .timing import TableClocks, levels_of
@@ -74,17 +76,10 @@ if TYPE_CHECKING:  # the table is handed its hardware; it never builds it (DESIG
     from controller.devices.hardware import TableHardware
 
 
-class Keep(Enum):
-    """``refresh_blinds``: keep the time the display shows."""
-
-    KEEP = "keep"
-
-
-KEEP = Keep.KEEP
-
 __all__ = ["CONTINUE", "MISDEAL", "Prompt", "Stage", "Table", "console", "nothing"]
 
 log = logging.getLogger("pitboss.table")
+
 
 class Table(SeatsAndDeck):
     """One live table on its hardware."""
@@ -585,64 +580,15 @@ class Table(SeatsAndDeck):
         self.clocks.sync()
         if self._changed:
             self._changed = False
-            self._show_lights()
+            display.show_lights(self)
         self.refresh_blinds()
         self.colour_up.refresh()  # its prompt screen over the blinds display
 
     def refresh_blinds(self, seconds_left: int | Keep | None = KEEP) -> None:
-        """The blinds display's level, blinds, ante and button are the table's (the hand's
-        level while a hand is played: LEVEL-1); the level's time is the clock panel's, kept
-        as shown unless the level clock hands over ``seconds_left`` with a new level."""
-        pos = self.positions
-        number, level = ((self.hand_level_no, self.hand_level) if self.hand is not None
-                         else (self.level_no, self.level))
-        button = pos.button if pos is not None else (
-            self.previous.button if self.previous is not None else self.button)
-        shown = self.hardware.blinds.frame
-        left = shown.seconds_left if shown is not None and self.clocks.level else None
-        if not isinstance(seconds_left, Keep):
-            left = seconds_left
-        frame = BlindsFrame(number, level.small_blind, level.big_blind, level.ante, button,
-                            left, on_break=self.clocks.on_break,
-                            unsynced=self.clocks.unsynced)
-        if frame != shown:
-            self.hardware.blinds.show(frame)
+        """The blinds display follows the table (see :func:`display.show_blinds`)."""
+        display.show_blinds(self, seconds_left)
 
     def release_light(self, seat: int) -> None:
         """Another part (the clocks' panel) lit ``seat`` and hands it back: the next
-        refresh shows the table's state on it again (nothing to do if it shows it still)."""
-        light = self.lights.lights.get(seat)
-        if light is not None and light.state == self.lights.shown.get(seat):
-            return
-        self.lights.shown.pop(seat, None)
-        self._lit = ()
-        self._changed = True
-
-    def _show_lights(self) -> None:
-        colour_up = self.colour_up.light_plan()
-        if colour_up is not None:
-            lit = ("colour_up", *colour_up.items())
-            if lit != self._lit:
-                self._lit = lit
-                self.lights.show(colour_up)
-            return
-        hand, pos = self.hand, self.positions
-        problems = tuple(p.event.seat for p in self.prompts if p.event.seat is not None)
-        turn = to_show = None
-        all_in: tuple[int, ...] = ()
-        winners: tuple[int, ...] = ()
-        if hand is not None and pos is not None:
-            dealt = pos.dealt
-            all_in = tuple(dealt[i] for i in range(len(dealt))
-                           if hand.stacks[i] == 0 and not hand.folded[i])
-            if self.stage is Stage.AWARDING and self.awarded < len(hand.awards):
-                winners = tuple(dealt[p] for p, c in hand.awards[self.awarded].shares if c)
-            turn = dealt[hand.actor] if hand.actor is not None else None
-            nxt = hand.next_to_show
-            to_show = dealt[nxt] if nxt is not None else None
-        wanted = (turn, all_in, to_show, winners, problems)
-        if wanted == self._lit:
-            return
-        self._lit = wanted
-        self.lights.show(light_plan(seats=self.lights.lights, turn=turn, all_in=all_in,
-                                    winners=winners, to_show=to_show, problems=problems))
+        refresh shows the table's state on it again."""
+        display.release_light(self, seat)
