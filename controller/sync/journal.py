@@ -11,6 +11,11 @@ checkpoint written whenever no hand is in progress; opening the journal replays 
 after the checkpoint, and :meth:`Journal.void_open_hand` rolls a hand that a crash cut
 short back to its starting stacks (CRASH-1).
 
+Retention (:class:`Retention`): a table runs for months, so :meth:`Journal.prune_history`
+deletes the oldest events once they are both acknowledged by the host and covered by the
+state checkpoint, keeping the last ``hands`` hands and every event younger than ``days``;
+the seq carries on from the highest ever written, pruned or not.
+
 This class is synchronous and owns its connection; :class:`~controller.sync.outbox.Outbox`
 runs it on one dedicated thread so the fsync never blocks the event loop.
 """
@@ -47,7 +52,34 @@ CREATE TABLE IF NOT EXISTS replies (command_id TEXT PRIMARY KEY, reply BLOB NOT 
 CREATE TABLE IF NOT EXISTS boots (boot TEXT PRIMARY KEY, started REAL NOT NULL,
     next_seq INTEGER NOT NULL);
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE INDEX IF NOT EXISTS hand_starts ON events (seq) WHERE kind = 'hand_started';
 """
+_WAL_LIMIT = 8 << 20  # bytes the WAL file is cut back to after a checkpoint
+_DAY = 86_400.0
+
+
+@dataclass(frozen=True, slots=True)
+class Retention:
+    """How much acknowledged history the journal keeps; older events are pruned.
+
+    An event goes only when all of these hold: the host has acknowledged it, the state
+    checkpoint covers it (so no restart, and no CRASH-1 rollback, needs it), it is older
+    than the last ``hands`` hands, and it is older than ``days``. Command replies older
+    than ``days`` go too. ``batch`` bounds the rows deleted per transaction, so an append
+    never waits long behind a prune.
+    """
+
+    hands: int = 1000
+    days: float = 7.0
+    batch: int = 500
+
+    def __post_init__(self) -> None:
+        if self.hands < 0 or self.days < 0 or self.batch < 1:
+            raise ValueError(f"retention needs hands >= 0, days >= 0 and batch >= 1, not "
+                             f"{self.hands}, {self.days}, {self.batch}")
+
+
+KEEP = Retention()  # the default: 1000 hands and 7 days of acknowledged history
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,15 +101,18 @@ class Journal:
     """The table's append-only event log with its outbox, command replies and state."""
 
     def __init__(self, path: str | Path, *, table: str, boot: str | None = None,
-                 clock: Callable[[], float] = time.time) -> None:
+                 clock: Callable[[], float] = time.time,
+                 retention: Retention = KEEP) -> None:
         self.table = table
         self.boot = boot or new_boot_id()
+        self.retention = retention
         self._clock = clock
         try:
             self._db = sqlite3.connect(str(path), isolation_level=None,
                                        check_same_thread=False)
             self._db.execute("PRAGMA journal_mode=WAL")
             self._db.execute("PRAGMA synchronous=FULL")
+            self._db.execute(f"PRAGMA journal_size_limit={_WAL_LIMIT}")
             self._db.executescript(_SCHEMA)
             with self._transaction():
                 owner = self._meta("table")
@@ -85,8 +120,9 @@ class Journal:
                     self._set_meta("table", table)
                 elif owner != table:
                     raise JournalError(f"{path} is the journal of table {owner}, not {table}")
-                self.last_seq = int(self._db.execute(
-                    "SELECT coalesce(max(seq), 0) FROM events").fetchone()[0])
+                self.pruned = int(self._meta("pruned") or 0)  # every seq up to it is gone
+                self.last_seq = max(self.pruned, int(self._db.execute(
+                    "SELECT coalesce(max(seq), 0) FROM events").fetchone()[0]))
                 self._db.execute("INSERT INTO boots VALUES (?, ?, ?)",
                                  (self.boot, clock(), self.last_seq + 1))
             self.acked = int(self._meta("acked") or 0)
@@ -201,6 +237,55 @@ class Journal:
             raise JournalError(f"cannot record the ack of {acked}: {exc}") from None
         self.acked = max(self.acked, acked)
         return size
+
+    def prune_history(self) -> int:
+        """Delete the oldest events :attr:`retention` lets go (at most ``batch`` of them,
+        with the command replies older than ``days``); return how many events went.
+
+        Never an event the host has not acknowledged (it may still have to go out), nor
+        one after the state checkpoint (opening the journal replays those; CRASH-1 rolls
+        an open hand back from them). The highest seq pruned is recorded, so the next seq
+        follows on even if every event is gone."""
+        keep = self.retention
+        cutoff = self._clock() - keep.days * _DAY
+        try:
+            upto = min(self.acked, int(self._meta("state_seq") or 0))
+            if keep.hands:
+                row = self._db.execute(
+                    "SELECT seq FROM events WHERE kind = 'hand_started' ORDER BY seq DESC "
+                    "LIMIT 1 OFFSET ?", (keep.hands - 1,)).fetchone()
+                upto = min(upto, self.pruned if row is None else int(row[0]) - 1)
+            last = self.pruned
+            for seq, ts in self._db.execute(
+                    "SELECT seq, ts FROM events WHERE seq > ? AND seq <= ? ORDER BY seq "
+                    "LIMIT ?", (self.pruned, upto, keep.batch)).fetchall():
+                if ts >= cutoff:
+                    break  # a prefix only: what stays is one unbroken run of seqs
+                last = int(seq)
+            with self._transaction():
+                gone = self._db.execute("DELETE FROM events WHERE seq <= ?", (last,)).rowcount
+                if last > self.pruned:
+                    self._set_meta("pruned", str(last))
+                self._db.execute(
+                    "DELETE FROM replies WHERE rowid IN (SELECT rowid FROM replies WHERE "
+                    "CASE WHEN json_valid(CAST(reply AS TEXT)) "
+                    "THEN json_extract(CAST(reply AS TEXT), '$.ts') < ? "
+                    "ELSE 0 END ORDER BY rowid LIMIT ?)", (cutoff, keep.batch))
+        except sqlite3.Error as exc:
+            raise JournalError(f"cannot prune the journal: {exc}") from None
+        self.pruned = last
+        return int(gone)
+
+    def size(self) -> dict[str, int]:
+        """Rows kept per table and the database's pages in use and free (retention tests)."""
+        try:
+            rows = {name: int(self._db.execute(f"SELECT count(*) FROM {name}").fetchone()[0])
+                    for name in ("events", "outbox", "replies", "boots")}
+            pages = int(self._db.execute("PRAGMA page_count").fetchone()[0])
+            free = int(self._db.execute("PRAGMA freelist_count").fetchone()[0])
+        except sqlite3.Error as exc:
+            raise JournalError(f"cannot read the journal's size: {exc}") from None
+        return {**rows, "pages": pages, "free_pages": free}
 
     # ------------------------------------------------------------------ reading
     def parcels(self, after: int, *, upto: int | None = None, limit: int = 500) -> list[Parcel]:

@@ -1,6 +1,7 @@
 """The table's MQTT link to the host (DESIGN.md, Wire format), on aiomqtt.
 
-One named task keeps a connection up: MQTT 5 where the broker offers it (3.1.1 otherwise),
+One named task keeps a connection up: MQTT 5 where the broker offers it (3.1.1 otherwise,
+decided once per link by a bare probe CONNECT and said once at WARNING),
 a persistent session (``clean_start`` false with a session expiry, or ``clean_session``
 false on 3.1.1), and a Will that sets ``status`` to ``offline``. On every connect it
 publishes ``online`` and the public ``state`` (both retained), subscribes to its ``cmd``,
@@ -99,6 +100,11 @@ class TableLink:
                         tb: TracebackType | None) -> None:
         await stop(self._runner)
 
+    @property
+    def mqtt_version(self) -> str:
+        """The protocol the link speaks: ``"5"``, or ``"3.1.1"`` once a broker refused 5."""
+        return "5" if self._v5 else "3.1.1"
+
     # ------------------------------------------------------------------ connection
     def _status(self, status: str) -> bytes:
         o = self._outbox
@@ -120,21 +126,50 @@ class TableLink:
                               protocol=aiomqtt.ProtocolVersion.V311, clean_session=False,
                               keepalive=s.keepalive, timeout=s.timeout, socket_options=_NO_DELAY)
 
+    async def _offers_mqtt5(self) -> bool:
+        """Ask the broker with a bare MQTT 5 CONNECT: no properties, no Will, a client id of
+        its own and a clean start (so the table's session is not touched). A 3.1.1-only
+        broker answers it with "unacceptable protocol", where the table's full CONNECT, whose
+        properties it cannot parse, can leave it (amqtt 0.12) waiting for bytes until the
+        connect times out."""
+        s = self.settings
+        try:
+            async with aiomqtt.Client(s.host, s.port,
+                                      identifier=f"pitboss-{s.site}-{self._outbox.table}-probe",
+                                      protocol=aiomqtt.ProtocolVersion.V5, clean_start=True,
+                                      keepalive=s.keepalive, timeout=s.timeout,
+                                      socket_options=_NO_DELAY):
+                return True
+        except aiomqtt.MqttCodeError as exc:
+            if exc.rc in _UNSUPPORTED_PROTOCOL:
+                return False
+            raise
+
+    def _fall_back(self, why: object) -> None:
+        # once per link: from now on 3.1.1, clean_session false, no session expiry
+        log.warning("the broker at %s:%d refused MQTT 5 (%s): using MQTT 3.1.1 with a "
+                    "persistent session", self.settings.host, self.settings.port, why)
+        self._v5 = False
+
     async def _keep_connected(self) -> None:
         delay = self.settings.backoff_first
+        probed = self._connect is not None  # an injected client decides for itself
         while True:
             try:
+                if not probed:  # once per link, before its first session
+                    if not await self._offers_mqtt5():
+                        self._fall_back("unacceptable protocol version")
+                    probed = True
                 async with (self._connect or self._client)() as client:
                     self.connects += 1
                     client.pending_calls_threshold = 4 * self.settings.window + 16
                     delay = self.settings.backoff_first
                     log.info("link up to %s:%d (MQTT %s), session %d", self.settings.host,
-                             self.settings.port, "5" if self._v5 else "3.1.1", self.connects)
+                             self.settings.port, self.mqtt_version, self.connects)
                     await self._session(client)
             except aiomqtt.MqttCodeError as exc:
                 if self._v5 and exc.rc in _UNSUPPORTED_PROTOCOL:
-                    log.info("the broker does not offer MQTT 5: using 3.1.1")
-                    self._v5 = False
+                    self._fall_back(exc)
                     continue
                 self.last_error = LinkDown(f"broker refused or dropped us: {exc}")
             except aiomqtt.MqttError as exc:

@@ -44,7 +44,8 @@ class EventSink(Protocol):
 class Outbox:
     """Journal-backed queue of events for the host; an async context manager."""
 
-    def __init__(self, journal: Journal, *, prune_every: float = 0.2) -> None:
+    def __init__(self, journal: Journal, *, prune_every: float = 0.2,
+                 history_every: float = 60.0) -> None:
         self.journal = journal
         self.table = journal.table
         self.boot = journal.boot
@@ -56,6 +57,8 @@ class Outbox:
         self._resends: deque[tuple[int, int]] = deque()
         self._rewind = False
         self._pruner: asyncio.Task[None] | None = None
+        self._history_every = history_every  # seconds between journal retention passes
+        self._historian: asyncio.Task[None] | None = None
         self.state: PublicState = journal.state
         self.last_seq = journal.last_seq
         self.acked = journal.acked
@@ -64,11 +67,14 @@ class Outbox:
 
     async def __aenter__(self) -> Self:
         self._pruner = asyncio.create_task(self._prune_loop(), name=f"outbox-prune:{self.table}")
+        self._historian = asyncio.create_task(self._history_loop(),
+                                              name=f"journal-retention:{self.table}")
         return self
 
     async def __aexit__(self, et: type[BaseException] | None, exc: BaseException | None,
                         tb: TracebackType | None) -> None:
         await stop(self._pruner)
+        await stop(self._historian)
         await self.run(self.journal.acknowledge, self.acked)
         self._pool.shutdown(wait=True)
 
@@ -93,8 +99,8 @@ class Outbox:
 
     def accept(self, parcels: Sequence[Parcel]) -> None:
         """Queue parcels the journal has just made durable (the caller appended them)."""
-        if not parcels:
-            return
+        if not parcels or parcels[-1].seq <= self.last_seq:
+            return  # none, or a later batch (another writer's) was accepted first
         if self._recent and parcels[0].seq != self._recent[-1].seq + 1:
             self._recent.clear()  # not contiguous: read the journal until it is again
         self._recent.extend(parcels)
@@ -156,6 +162,10 @@ class Outbox:
 
     async def range(self, from_seq: int, to_seq: int) -> list[Parcel]:
         """Journaled parcels ``from_seq..to_seq`` (for a resend request)."""
+        if from_seq <= self.journal.pruned:
+            log.warning("resend of %d..%d asked: events up to %d are past the journal's "
+                        "retention and acknowledged; only the later ones go out", from_seq,
+                        to_seq, self.journal.pruned)
         return await self.run(lambda: self.journal.parcels(from_seq - 1, upto=to_seq,
                                                            limit=MAX_RESEND))
 
@@ -171,3 +181,15 @@ class Outbox:
             else:
                 log.debug("outbox pruned to seq %d, %d left", self.acked, left)
             await asyncio.sleep(self._prune_every)
+
+    async def _history_loop(self) -> None:
+        """Journal retention: prune old acknowledged history now and then, a batch at a
+        time, so appends queued on the journal's thread go between the batches."""
+        batch = self.journal.retention.batch
+        while True:
+            try:
+                while await self.run(self.journal.prune_history) >= batch:
+                    await asyncio.sleep(0)
+            except Exception as exc:  # retried at the next pass; nothing is lost meanwhile
+                log.warning("journal retention pass failed: %s", exc)
+            await asyncio.sleep(self._history_every)

@@ -26,7 +26,7 @@ from controller.rules.config import Variant
 from controller.rules.game import GameConfig
 from controller.rules.hand import Hand, Phase
 from controller.sync.commands import CommandDesk
-from controller.sync.journal import Journal
+from controller.sync.journal import KEEP, Journal, Retention
 from controller.sync.ledger import SeatingControls
 from controller.sync.link import LinkSettings, TableLink
 from controller.sync.messages import (
@@ -133,11 +133,11 @@ class VirtualTable:
             await self._emit(events)
 
 
-def open_table(db: str | Path, table: str, *, players: int = 6, stack: int = 20_000
-               ) -> Journal:
+def open_table(db: str | Path, table: str, *, players: int = 6, stack: int = 20_000,
+               retention: Retention = KEEP) -> Journal:
     """Open the journal, void a hand a crash cut short (CRASH-1) and, on the very first
     boot, seat ``players`` with ``stack`` each."""
-    journal = Journal(db, table=table)
+    journal = Journal(db, table=table, retention=retention)
     voided = journal.void_open_hand("the controller restarted during the hand (CRASH-1)")
     if voided is not None:
         log.warning("hand %d voided after a restart: stacks rolled back",

@@ -11,7 +11,11 @@ then prints:
    event at a time: median and p99, with the journal commit alone beside it;
 3. with ``--outage S`` (default 60; 0 skips): the broker stopped for S seconds while the
    virtual table plays, then the outbox size when it returns and the catch-up time until
-   the host has acknowledged all of it.
+   the host has acknowledged all of it;
+4. with ``--kills N`` (default 50; 0 skips): the controller SIGKILLed at N random points and
+   restarted, then checked (the host holds every event once, in order, stacks equal);
+5. journal retention: how long one prune batch holds the journal's thread (an append
+   queued behind it waits at most that long).
 """
 
 from __future__ import annotations
@@ -30,9 +34,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 import aiomqtt
 
+from controller.sync.journal import Journal, Retention
 from controller.sync.messages import TableChanged
 from tests.sync.conftest import MOSQUITTO, Mosquitto
 from tests.sync.harness import outage_run, running_table
+from tests.sync.test_crash import kill_soak
 
 BUDGET_P99_MS = 5.0
 
@@ -121,11 +127,35 @@ def _raw_commit_ms(path: Path, n: int = 1000) -> list[float]:
     return out
 
 
+def _prune_ms(path: Path, events: int, batch: int) -> list[float]:
+    """Journal ``events`` acknowledged events, then time each retention batch that prunes
+    them (the clock is moved on a year so the days rule lets every one go)."""
+    now = [time.time()]
+    journal = Journal(path, table="t1", clock=lambda: now[0],
+                      retention=Retention(hands=0, days=1, batch=batch))
+    level = iter(range(2, 10**9))
+    for _ in range(events // 100):
+        journal.append([TableChanged(change="level_set", level=next(level))
+                        for _ in range(100)])
+    journal.acknowledge(journal.last_seq)
+    now[0] += 365 * 86_400
+    out = []
+    while True:
+        t0 = time.perf_counter()
+        gone = journal.prune_history()
+        out.append((time.perf_counter() - t0) * 1000)
+        if gone < batch:
+            break
+    journal.close()
+    return out
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the benchmark; print the figures."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--events", type=int, default=2000)
     parser.add_argument("--outage", type=float, default=60.0)
+    parser.add_argument("--kills", type=int, default=50)
     args = parser.parse_args(argv)
     if MOSQUITTO is None:
         print("bench_sync: mosquitto is not installed (apt-get install -y mosquitto)")
@@ -146,6 +176,17 @@ def main(argv: Sequence[str] | None = None) -> int:
                       f"{figures.outbox_at_return} when the broker returned, caught up in "
                       f"{figures.catch_up_s:.2f} s (reconnect backoff included); the host "
                       "holds every event once, in order, stacks equal")
+            if args.kills > 0:
+                soak = kill_soak(broker, Path(tmp) / "kills.db", kills=args.kills, seed=7)
+                print(f"SIGKILL soak: {soak.kills} kills at random points ({soak.ready_kills} "
+                      f"while playing), {soak.kills} of {soak.kills} runs recovered; "
+                      f"{soak.events} events, {soak.hands} hands, {soak.voided} voided "
+                      "(CRASH-1); the host holds every event once, in order, stacks equal")
+            batch = Retention().batch
+            prunes = _prune_ms(Path(tmp) / "prune.db", 20 * batch, batch)
+            print(f"retention: pruning {20 * batch} acknowledged events in batches of {batch}: "
+                  f"median {statistics.median(prunes):.1f} ms, max {max(prunes):.1f} ms "
+                  "per batch (an append waits at most one batch)")
         finally:
             broker.stop()
     return 0

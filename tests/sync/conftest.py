@@ -98,6 +98,58 @@ def broker(tmp_path: Path) -> Iterator[Mosquitto]:
         b.stop()
 
 
+class Amqtt:
+    """An amqtt broker (MQTT 3.1.1 only, the demo's embedded broker) owned by one test, in a
+    subprocess: start, stop, restart on the same port."""
+
+    def __init__(self, workdir: Path) -> None:
+        self.port = free_port()
+        self.workdir = workdir
+        workdir.mkdir(parents=True, exist_ok=True)
+        self.proc: subprocess.Popen[str] | None = None
+
+    def start(self) -> None:
+        """Start and wait until it accepts connections."""
+        log = (self.workdir / "amqtt.log").open("a")
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "tests.sync.amqtt_broker", "--port", str(self.port)],
+            cwd=ROOT, text=True, stdout=subprocess.PIPE, stderr=log)
+        assert self.proc.stdout is not None
+        line = self.proc.stdout.readline()
+        if not line.startswith("LISTENING"):
+            self.proc.wait(10)
+            raise RuntimeError(f"amqtt did not start: {(self.workdir / 'amqtt.log').read_text()}")
+
+    def stop(self) -> None:
+        """Stop it (SIGTERM: it shuts down cleanly; it keeps nothing across a restart)."""
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGTERM)
+            try:
+                self.proc.wait(10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+        if self.proc is not None and self.proc.stdout is not None:
+            self.proc.stdout.close()
+        self.proc = None
+
+    def restart(self) -> None:
+        """Stop, then start again on the same port."""
+        self.stop()
+        self.start()
+
+
+@pytest.fixture
+def amqtt_broker(tmp_path: Path) -> Iterator[Amqtt]:
+    """A running amqtt broker (MQTT 3.1.1 only) on a free port, stopped after the test."""
+    b = Amqtt(tmp_path / "amqtt")
+    b.start()
+    try:
+        yield b
+    finally:
+        b.stop()
+
+
 def node_command(db: Path, port: int, *extra: str) -> list[str]:
     """The command line of a controller subprocess (``controller.sync.soak_node``)."""
     return [sys.executable, "-m", "controller.sync.soak_node", "--db", str(db),

@@ -2,7 +2,8 @@
 
 It stores each table's events by (table, boot, seq), applies them in seq order, acks the
 highest contiguous seq, asks for a resend when it sees a gap, and can be told to make its
-own input worse: deliver some messages twice, hold some back (reordering), drop some.
+own input worse: deliver some messages twice, hold some back (reordering), drop some; and
+the table's: send some acks twice and some stale acks after newer ones.
 """
 
 from __future__ import annotations
@@ -52,8 +53,10 @@ class FloorRecorder:
     """The test host; an async context manager around one aiomqtt connection."""
 
     def __init__(self, port: int, site: str = "test", *, chaos: random.Random | None = None,
-                 ack: bool = True, tables: dict[str, TableRecord] | None = None) -> None:
+                 ack: bool = True, tables: dict[str, TableRecord] | None = None,
+                 mqtt5: bool = True) -> None:
         self.port = port
+        self.mqtt5 = mqtt5  # False for a broker that speaks 3.1.1 only (amqtt)
         self.site = site
         self.root = f"{PREFIX}/{site}"
         self.tables: dict[str, TableRecord] = {} if tables is None else tables  # kept across
@@ -62,6 +65,8 @@ class FloorRecorder:
         self.statuses: dict[str, list[str]] = {}
         self.states: dict[str, bytes] = {}
         self.received = 0
+        self.ack_chaos = 0  # acks sent twice or out of order
+        self.stray: list[str] = []  # topics received that no subscription asked for
         self.arrival: dict[tuple[str, int], float] = {}  # first arrival, perf_counter
         self._chaos = chaos
         self._held: list[tuple[str, bytes]] = []
@@ -72,10 +77,17 @@ class FloorRecorder:
         self._seq = itertools.count(1)
 
     async def __aenter__(self) -> Self:
-        self._client = aiomqtt.Client("127.0.0.1", self.port, identifier="pitboss-test-host",
-                                      protocol=aiomqtt.ProtocolVersion.V5, clean_start=True,
-                                      socket_options=[(socket.IPPROTO_TCP,
-                                                       socket.TCP_NODELAY, 1)])
+        nodelay = [(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)]
+        if self.mqtt5:
+            self._client = aiomqtt.Client("127.0.0.1", self.port,
+                                          identifier="pitboss-test-host",
+                                          protocol=aiomqtt.ProtocolVersion.V5, clean_start=True,
+                                          socket_options=nodelay)
+        else:
+            self._client = aiomqtt.Client("127.0.0.1", self.port,
+                                          identifier="pitboss-test-host",
+                                          protocol=aiomqtt.ProtocolVersion.V311,
+                                          clean_session=True, socket_options=nodelay)
         await self._client.__aenter__()
         await self._client.subscribe([(f"{self.root}/table/+/{t}", 1) for t in
                                       ("event", "secure/cards", "reply", "status", "state")])
@@ -155,8 +167,11 @@ class FloorRecorder:
         return out
 
     async def _take(self, topic: str, payload: bytes) -> None:
+        table = table_of(topic)
+        if table is None:  # not a table's topic: amqtt 0.12 can hand a reused client id a
+            self.stray.append(topic)  # message its old session queued on another topic
+            return
         self.received += 1
-        table = table_of(topic) or ""
         kind = topic.rsplit("/", 1)[-1]
         if kind == "event":
             await self._take_event(table, payload)
@@ -212,8 +227,17 @@ class FloorRecorder:
         backlog = len(self._client.messages)
         if backlog == 0 or rec.contiguous % 200 == 0 or seq > rec.contiguous + 1:
             # one ack per burst, as a bridge would; always at a gap
-            await self._client.publish(topic, AckMessage(
-                **self._envelope(table), acked=rec.contiguous).to_wire(), qos=1)
+            ack = AckMessage(**self._envelope(table), acked=rec.contiguous).to_wire()
+            await self._client.publish(topic, ack, qos=1)
+            roll = self._chaos.random() if self._chaos is not None else 1.0
+            if roll < 0.1:  # the chaos the other way: the same ack twice ...
+                self.ack_chaos += 1
+                await self._client.publish(topic, ack, qos=1)
+            elif roll < 0.2 and self._chaos is not None and rec.contiguous > 1:
+                self.ack_chaos += 1  # ... or an older ack overtaken by the newer one
+                await self._client.publish(topic, AckMessage(
+                    **self._envelope(table),
+                    acked=self._chaos.randrange(rec.contiguous)).to_wire(), qos=1)
         gap = rec.contiguous + 1
         if seq > gap and self.received - rec.asked.get(gap, -10**9) > 50:
             rec.asked[gap] = self.received

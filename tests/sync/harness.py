@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from controller.sync.commands import CommandDesk
-from controller.sync.journal import Journal
+from controller.sync.journal import KEEP, Journal, Retention
 from controller.sync.ledger import SeatingControls
 from controller.sync.link import LinkSettings, TableLink
 from controller.sync.outbox import Outbox
@@ -40,11 +40,12 @@ class TableStack:
 
 @asynccontextmanager
 async def running_table(db: Path, port: int, *, table: str = "t1",
+                        retention: Retention = KEEP, history_every: float = 60.0,
                         **settings: float) -> AsyncIterator[TableStack]:
     """A table controller (no hardware) connected to the broker on ``port``."""
-    journal = open_table(db, table)
+    journal = open_table(db, table, retention=retention)
     try:
-        async with Outbox(journal) as outbox:
+        async with Outbox(journal, history_every=history_every) as outbox:
             desk = CommandDesk(outbox, SeatingControls(lambda: outbox.state))
             link_settings = LinkSettings(site="test", port=port, **settings)  # type: ignore[arg-type]
             async with TableLink(link_settings, outbox, desk) as link:
@@ -56,14 +57,17 @@ async def running_table(db: Path, port: int, *, table: str = "t1",
 
 
 def assert_host_matches_table(host: FloorRecorder, journal: Journal, table: str = "t1") -> None:
-    """Every event exactly once, in order, byte-identical; the host's stacks = the table's."""
+    """Every event exactly once, in order, byte-identical to what the journal still holds
+    (all of it unless retention pruned the oldest); the host's stacks = the table's."""
     rec = host.tables[table]
     assert rec.conflicts == []
     assert rec.applied == list(range(1, journal.last_seq + 1))
+    assert set(rec.events) == set(rec.applied)
     stored = {p.seq: p for p in journal.parcels(0, limit=10**9)}
-    assert set(rec.events) == set(stored)
+    assert set(stored) == set(range(journal.pruned + 1, journal.last_seq + 1))
     assert all(rec.events[s] == stored[s].public for s in stored)
-    assert {s for s, p in stored.items() if p.secure} == set(rec.secure)
+    assert {s for s, p in stored.items() if p.secure} == {s for s in rec.secure
+                                                          if s > journal.pruned}
     assert rec.state == journal.state  # seats, stacks, level, pause... as the table has them
     assert sum(s.stack for s in rec.state.seats) == 6 * 20_000  # no chip made or lost
 

@@ -39,7 +39,7 @@ def kill_soak(broker: Mosquitto, db: Path, *, kills: int, seed: int,
     rng = random.Random(seed)
 
     async def scenario() -> SoakResult:
-        after_play = 0  # runs that ended before the kill (must be none)
+        ended_early: list[str] = []  # runs that ended before the kill (must be none)
         ready_kills = 0
         async with FloorRecorder(broker.port) as host:
             for i in range(kills):
@@ -53,9 +53,10 @@ def kill_soak(broker: Mosquitto, db: Path, *, kills: int, seed: int,
                 else:  # ... the rest while it starts up, recovers or connects
                     await asyncio.sleep(rng.uniform(0.0, 1.0))
                 node.send_signal(signal.SIGKILL)
-                await asyncio.to_thread(node.communicate)
-                after_play += 0 if node.returncode == -signal.SIGKILL else 1
-            assert after_play == 0
+                _, err = await asyncio.to_thread(node.communicate)
+                if node.returncode != -signal.SIGKILL:
+                    ended_early.append(f"run {i} exited {node.returncode}: {err[-1500:]}")
+            assert ended_early == []
             final = start_node(db, broker.port, "--seed", f"{seed}-final", "--more", "3",
                                "--drain")
             async with asyncio.timeout(GUARD * 2):

@@ -34,10 +34,22 @@ def test_events_reach_host_exactly_once_in_order_through_chaos(
     async def scenario() -> None:
         async with FloorRecorder(broker.port, chaos=random.Random(7)) as host, \
                 running_table(tmp_path / "t1.db", broker.port) as stack:
+            acks: list[int] = []
+
+            async def watch_acks() -> None:
+                while True:
+                    acks.append(stack.outbox.acked)
+                    await asyncio.sleep(0.001)
+
+            watcher = asyncio.create_task(watch_acks(), name="ack-watch")
             await stack.play(12, seed=3)
             await drained(host, stack)
+            watcher.cancel()
             rec = host.tables["t1"]
             assert rec.duplicates > 0 and len(rec.asked) > 0  # the chaos did happen
+            assert host.ack_chaos > 0  # both ways
+            assert acks == sorted(acks)  # a stale or repeated ack never moves it back
+            assert stack.journal.acked == stack.outbox.last_seq
             assert_host_matches_table(host, stack.journal)
 
     asyncio.run(scenario())
