@@ -23,6 +23,7 @@ import argparse
 import asyncio
 import contextlib
 import logging
+import os
 import random
 import sys
 from collections.abc import Callable, Mapping, Sequence
@@ -73,6 +74,12 @@ class RunOptions:
     # tournament virtual table: virtual seconds per bot action; above 0 the dealer also
     # waits so virtual time does not run ahead of speed x real time (the demo's pace)
     pace: float = 0.0
+    # a floor broker (deploy/mosquitto): the table's user name (its id), password, TLS files
+    mqtt_user: str | None = None
+    mqtt_password: str | None = None
+    mqtt_ca: str | None = None
+    mqtt_cert: str | None = None
+    mqtt_key: str | None = None
 
 
 class WakingCommands:
@@ -206,7 +213,9 @@ async def run_table(profile_name: str, *, site: str, table_id: str, broker: str,
             commands = WakingCommands(TableCommands(table, sink))
             desk = CommandDesk(outbox, commands)
             settings = LinkSettings(site=site, host=host or "127.0.0.1",
-                                    port=int(port or 1883))
+                                    port=int(port or 1883), username=options.mqtt_user,
+                                    password=options.mqtt_password, tls_ca=options.mqtt_ca,
+                                    tls_cert=options.mqtt_cert, tls_key=options.mqtt_key)
             async with TableLink(settings, outbox, desk):
                 if options.ready is not None:
                     options.ready(journal, outbox)
@@ -274,8 +283,27 @@ def main(argv: Sequence[str] | None = None) -> int:
     run.add_argument("--pace", type=float, default=0.0,
                      help="tournament virtual table: virtual seconds per bot action; above 0 "
                           "hands are dealt no faster than --speed allows (a watchable demo)")
+    login = run.add_argument_group("a floor broker with TLS and passwords (deploy/mosquitto)")
+    login.add_argument("--mqtt-user", default=None,
+                       help="the table's user name on the broker (its table id)")
+    login.add_argument("--mqtt-password-file", default=None,
+                       help="a file holding the password (or set PITBOSS_MQTT_PASSWORD)")
+    login.add_argument("--mqtt-ca", default=None,
+                       help="CA certificate: connect with TLS and verify the broker")
+    login.add_argument("--mqtt-cert", default=None, help="client certificate (optional)")
+    login.add_argument("--mqtt-key", default=None, help="client key (optional)")
     run.add_argument("--log", default="WARNING")
     args = parser.parse_args(argv)
+    password = os.environ.get("PITBOSS_MQTT_PASSWORD")
+    if args.mqtt_password_file is not None:
+        try:
+            password = Path(args.mqtt_password_file).read_text().strip()
+        except OSError as exc:
+            parser.error(f"--mqtt-password-file: {exc.strerror}: {args.mqtt_password_file}")
+    for option, path in (("--mqtt-ca", args.mqtt_ca), ("--mqtt-cert", args.mqtt_cert),
+                         ("--mqtt-key", args.mqtt_key)):
+        if path is not None and not Path(path).is_file():
+            parser.error(f"{option}: no such file: {path}")
     logging.basicConfig(level=args.log, stream=sys.stderr,
                         format="%(asctime)s %(name)s %(levelname)s %(message)s")
     if args.speed < 0:
@@ -289,7 +317,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             parser.error(f"--structure {args.structure}: {exc}")
     options = RunOptions(autoplay=args.autoplay, players=args.players, seed=args.seed,
                          drain=args.drain, structure=structure, ready=_print_ready,
-                         tournament=args.tournament, speed=args.speed, pace=args.pace)
+                         tournament=args.tournament, speed=args.speed, pace=args.pace,
+                         mqtt_user=args.mqtt_user, mqtt_password=password,
+                         mqtt_ca=args.mqtt_ca, mqtt_cert=args.mqtt_cert,
+                         mqtt_key=args.mqtt_key)
     try:
         return asyncio.run(run_table(args.profile, site=args.site, table_id=args.table,
                                      broker=args.broker, db_path=args.db, options=options))

@@ -22,7 +22,7 @@ from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
 from types import TracebackType
-from typing import Self
+from typing import Any, Self
 
 import aiomqtt
 from paho.mqtt.packettypes import PacketTypes
@@ -46,6 +46,7 @@ from controller.sync.topics import Topics
 log = logging.getLogger(__name__)
 
 _UNSUPPORTED_PROTOCOL = (1, 132)  # CONNACK: 3.1.1 "unacceptable protocol", 5 0x84
+_REFUSED_LOGIN = (4, 5, 134, 135)  # 3.1.1 bad user/password, not authorised; 5 0x86, 0x87
 # Small packets go out at once: without it, Nagle's algorithm and the broker's delayed
 # ACKs hold an ack or a publish back by up to 40 ms.
 _NO_DELAY = ((socket.IPPROTO_TCP, socket.TCP_NODELAY, 1),)
@@ -64,6 +65,20 @@ class LinkSettings:
     backoff_cap: float = 2.0
     window: int = 64  # QoS 1 publishes in flight at once
     timeout: float = 10.0
+    username: str | None = None  # the table id on a floor broker with an ACL (deploy/)
+    password: str | None = None
+    tls_ca: str | None = None  # a CA file: connect with TLS, verifying the broker against it
+    tls_cert: str | None = None  # a client certificate and key, where the broker asks
+    tls_key: str | None = None
+
+    def credentials(self) -> dict[str, Any]:
+        """The user name, password and TLS parameters for ``aiomqtt.Client``."""
+        out: dict[str, Any] = {"username": self.username, "password": self.password}
+        if self.tls_ca is not None:
+            out["tls_params"] = aiomqtt.TLSParameters(ca_certs=self.tls_ca,
+                                                      certfile=self.tls_cert,
+                                                      keyfile=self.tls_key)
+        return out
 
 
 def _as_bytes(payload: object) -> bytes:
@@ -121,10 +136,11 @@ class TableLink:
             return aiomqtt.Client(s.host, s.port, identifier=ident, will=will,
                                   protocol=aiomqtt.ProtocolVersion.V5, clean_start=False,
                                   properties=props, keepalive=s.keepalive, timeout=s.timeout,
-                                  socket_options=_NO_DELAY)
+                                  socket_options=_NO_DELAY, **s.credentials())
         return aiomqtt.Client(s.host, s.port, identifier=ident, will=will,
                               protocol=aiomqtt.ProtocolVersion.V311, clean_session=False,
-                              keepalive=s.keepalive, timeout=s.timeout, socket_options=_NO_DELAY)
+                              keepalive=s.keepalive, timeout=s.timeout, socket_options=_NO_DELAY,
+                              **s.credentials())
 
     async def _offers_mqtt5(self) -> bool:
         """Ask the broker with a bare MQTT 5 CONNECT: no properties, no Will, a client id of
@@ -138,7 +154,7 @@ class TableLink:
                                       identifier=f"pitboss-{s.site}-{self._outbox.table}-probe",
                                       protocol=aiomqtt.ProtocolVersion.V5, clean_start=True,
                                       keepalive=s.keepalive, timeout=s.timeout,
-                                      socket_options=_NO_DELAY):
+                                      socket_options=_NO_DELAY, **s.credentials()):
                 return True
         except aiomqtt.MqttCodeError as exc:
             if exc.rc in _UNSUPPORTED_PROTOCOL:
@@ -171,7 +187,10 @@ class TableLink:
                 if self._v5 and exc.rc in _UNSUPPORTED_PROTOCOL:
                     self._fall_back(exc)
                     continue
-                self.last_error = LinkDown(f"broker refused or dropped us: {exc}")
+                hint = (": check the table's MQTT user name and password (--mqtt-user, "
+                        "--mqtt-password-file) and the broker's ACL" if exc.rc in _REFUSED_LOGIN
+                        else "")
+                self.last_error = LinkDown(f"broker refused or dropped us: {exc}{hint}")
             except aiomqtt.MqttError as exc:
                 self.last_error = LinkDown(f"broker unreachable or lost: {exc}")
             except OSError as exc:

@@ -11,6 +11,7 @@ import shutil
 import socket
 import ssl
 import subprocess
+import sys
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -23,7 +24,8 @@ from paho.mqtt.reasoncodes import ReasonCode
 
 from tests.sync.conftest import MOSQUITTO, free_port
 
-DEPLOY = Path(__file__).resolve().parents[2] / "deploy" / "mosquitto"
+ROOT = Path(__file__).resolve().parents[2]
+DEPLOY = ROOT / "deploy" / "mosquitto"
 PASSWD = shutil.which("mosquitto_passwd")
 OPENSSL = shutil.which("openssl")
 SITE = "pitboss/v1/floor1"
@@ -212,3 +214,39 @@ def test_plain_tcp_without_tls_gets_nothing(floor_broker: Broker) -> None:
         pass  # the broker dropped the connection before the handshake: refused as well
     finally:
         c.loop_stop()
+
+
+def _table(broker: Broker, tmp: Path, user: str, password: str) -> subprocess.Popen[str]:
+    secret = tmp / f"{user}.password"
+    secret.write_text(password + "\n")
+    return subprocess.Popen(
+        [sys.executable, "-m", "controller.app", "table", "run", "--profile", "virtual",
+         "--table", "T1", "--site", "floor1", "--db", str(tmp / f"{user}.db"),
+         "--broker", f"127.0.0.1:{broker.port}", "--autoplay", "0", "--mqtt-user", user,
+         "--mqtt-password-file", str(secret), "--mqtt-ca", str(broker.ca)],
+        cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+
+
+def test_a_table_controller_logs_in_over_tls_and_its_events_reach_the_bridge(
+        floor_broker: Broker, tmp_path: Path) -> None:
+    bridge = Client(floor_broker, "bridge", PASSWORDS["bridge"])
+    bridge.subscribe(f"{SITE}/table/T1/event")
+    table = _table(floor_broker, tmp_path, "T1", PASSWORDS["T1"])
+    try:
+        got = bridge.received(wait=15)
+        assert got and all(topic == f"{SITE}/table/T1/event" for topic, _ in got)
+    finally:
+        table.terminate()
+        table.wait(10)
+        bridge.close()
+
+
+def test_a_table_with_a_wrong_password_says_what_to_check(
+        floor_broker: Broker, tmp_path: Path) -> None:
+    table = _table(floor_broker, tmp_path, "T1", "not-the-password")
+    try:
+        time.sleep(3)
+    finally:
+        table.terminate()
+        _, err = table.communicate(timeout=10)
+    assert "check the table's MQTT user name and password" in err
