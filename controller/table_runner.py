@@ -252,8 +252,9 @@ def _print_ready(journal: Journal, outbox: Outbox) -> None:
           f"hand_no={outbox.state.hand_no}", flush=True)
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    """``pitboss table run --profile virtual --table T1 --broker localhost:1883 --db PATH``."""
+def build_parser() -> argparse.ArgumentParser:
+    """The command line of ``pitboss table`` (the systemd unit in deploy/ is checked
+    against it)."""
     parser = argparse.ArgumentParser(prog="pitboss table",
                                      description="The table controller.")
     sub = parser.add_subparsers(dest="action", required=True)
@@ -293,6 +294,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     login.add_argument("--mqtt-cert", default=None, help="client certificate (optional)")
     login.add_argument("--mqtt-key", default=None, help="client key (optional)")
     run.add_argument("--log", default="WARNING")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """``pitboss table run --profile virtual --table T1 --broker localhost:1883 --db PATH``."""
+    parser = build_parser()
     args = parser.parse_args(argv)
     password = os.environ.get("PITBOSS_MQTT_PASSWORD")
     if args.mqtt_password_file is not None:
