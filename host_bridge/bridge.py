@@ -12,10 +12,11 @@ from concurrent.futures import ThreadPoolExecutor
 
 from sqlalchemy.orm import Session, sessionmaker
 
+from controller.sync.messages import EventMessage, SecureCards
 from host_bridge.db import writer_sessions
 from host_bridge.dispatch import CommandDesk
-from host_bridge.ingest import Ingest, IngestResult, Publisher, PublishFailed
-from host_bridge.live import FloorFeed
+from host_bridge.ingest import Ingest, IngestResult, Parsed, Publisher, PublishFailed, event_item
+from host_bridge.live import HAND_OVER, FloorFeed, HoleCardRelease
 from host_bridge.settings import BridgeSettings
 
 log = logging.getLogger(__name__)
@@ -47,9 +48,14 @@ class Bridge:
                                 host_boot=self.host_boot, timeout_s=settings.command_timeout_s,
                                 clock=clock)
         self.feed = FloorFeed()
+        self.feed.start_at(self.ingest.acked_seqs())
+        self.hole_cards = HoleCardRelease(self.feed, settings.hole_card_delay_s, clock=clock)
         # the store work runs here, one batch at a time, so the event loop stays free for
         # the broker, the API and the feed while a batch is written
         self._store = ThreadPoolExecutor(max_workers=1, thread_name_prefix="bridge-ingest")
+        # called with each stored batch's applied items, in each table's seq order, on the
+        # event loop (the tournament director, issue 9); an observer must not block
+        self.observers: list[Callable[[Sequence[dict[str, object]]], None]] = []
 
     def attach(self, publisher: Publisher) -> None:
         """Send through ``publisher`` from now on (the MQTT link, once it exists)."""
@@ -66,14 +72,39 @@ class Bridge:
         await self.send(result)
         return result
 
+    def admit(self, topic: str, payload: bytes) -> Parsed:
+        """Check one inbound message as it arrives (on the event loop) and tell the live
+        feed at once: a public event is pushed before it is stored (the table journaled it
+        before sending it; only its ack waits for the store), hole cards are held for the
+        broadcast role's delay."""
+        parsed = self.ingest.parse(topic, payload)
+        message = parsed.message
+        if isinstance(message, EventMessage):
+            self.feed.offer(event_item(message))
+            if message.event.kind in HAND_OVER:
+                self.hole_cards.hand_over(message.table, getattr(message.event, "hand_no", 0))
+        elif isinstance(message, SecureCards):
+            self.hole_cards.hold(message)
+        return parsed
+
     async def store_many(self, messages: Sequence[tuple[str, bytes]]) -> IngestResult:
-        """Apply a batch on the ingest thread; resolve its replies and feed its items."""
+        """Admit a batch, then store it (see :meth:`store_admitted`)."""
+        return await self.store_admitted([self.admit(t, p) for t, p in messages])
+
+    async def store_admitted(self, batch: Sequence[Parsed]) -> IngestResult:
+        """Apply admitted messages on the ingest thread; resolve their replies and settle
+        the feed (whatever the store applied that the feed has not had yet)."""
         loop = asyncio.get_running_loop()
-        result = await loop.run_in_executor(self._store, self.ingest.take_many, messages)
+        result = await loop.run_in_executor(self._store, self.ingest.apply, batch)
         for reply in result.replies:
             self.desk.resolve(reply)
         for item in result.feed:
-            self.feed.publish(item)
+            self.feed.settle(item)
+        for observe in self.observers:
+            try:
+                observe(result.feed)
+            except Exception:  # an observer's bug must not stop ingest
+                log.exception("a bridge observer failed on a batch")
         return result
 
     async def send(self, result: IngestResult) -> None:

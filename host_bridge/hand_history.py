@@ -2,8 +2,13 @@
 
 The table's events say what happened; the rules engine (:class:`controller.rules.hand.Hand`)
 replays them so the PHH comes from the same code that exports a hand at the table
-(:func:`controller.rules.replay.history_from_hand`). A log the engine refuses is reported,
-not guessed at. The public copy masks every hole card nobody showed.
+(:func:`controller.rules.replay.history_from_hand`). The hand is set up from the
+``hand_started`` event's ``config`` (the whole :class:`GameSetup`: antes, straddles, posts,
+rake...); a payload from before ``config`` existed falls back to No-Limit with its blinds.
+The dealer's corrections are folded into the log first, as the table's ledger does: an
+``actions_undone`` (DEAL-6) takes back the last actions, an ``action_corrected`` replaces
+one entry. A log the engine refuses is reported, not guessed at. The public copy masks
+every hole card nobody showed. A void hand or a misdeal has no history to export.
 """
 
 from __future__ import annotations
@@ -19,14 +24,22 @@ from controller.rules.errors import RulesError
 from controller.rules.game import GameConfig
 from controller.rules.hand import Hand
 from controller.rules.replay import history_from_hand
+from controller.sync.events import rules_action
 from controller.sync.messages import (
     ActionAccepted,
+    ActionCorrected,
+    ActionsUndone,
     BoardDealt,
     HandStarted,
     HoleDealt,
 )
 
-HandLogEvent = HandStarted | HoleDealt | ActionAccepted | BoardDealt
+HandLogEvent = (HandStarted | HoleDealt | ActionAccepted | BoardDealt | ActionsUndone
+                | ActionCorrected)
+_Step = HoleDealt | ActionAccepted | BoardDealt
+#: the event kinds a hand's PHH is rebuilt from
+HAND_LOG_KINDS = ("hand_started", "hole_dealt", "action", "board", "actions_undone",
+                  "action_corrected")
 
 
 class HandHistoryUnavailable(Exception):
@@ -49,6 +62,40 @@ def _known(cards: Sequence[str]) -> tuple[Card, ...]:
     return tuple(Card.parse(c) for c in cards)
 
 
+def hand_steps(events: Sequence[tuple[int, HandLogEvent]]) -> list[tuple[int, _Step]]:
+    """The hand's log after the dealer's corrections, as ``(seq, step)``: undone actions
+    taken out (DEAL-6), corrected entries replaced (an entry's index counts deals, as the
+    engine's log does). Raises :class:`HandHistoryUnavailable` if a correction does not
+    match the log."""
+    steps: list[tuple[int, _Step]] = []
+    for seq, event in events:
+        if isinstance(event, HoleDealt | BoardDealt | ActionAccepted):
+            steps.append((seq, event))
+        elif isinstance(event, ActionsUndone):
+            n = len(event.actions)
+            tail = [step for _, step in steps[len(steps) - n:]][::-1] if n <= len(steps) else []
+            if len(tail) != n or any(not isinstance(t, ActionAccepted) or t.move() != a.move()
+                                     for t, a in zip(tail, event.actions, strict=True)):
+                raise HandHistoryUnavailable(f"hand {event.hand_no}: the actions undone at seq "
+                                             f"{seq} are not the last {n} of its log")
+            del steps[len(steps) - n:]
+        elif isinstance(event, ActionCorrected):
+            entry = steps[event.index][1] if event.index < len(steps) else None
+            if not isinstance(entry, ActionAccepted) or entry.move() != event.old.move():
+                raise HandHistoryUnavailable(f"hand {event.hand_no}: the correction at seq "
+                                             f"{seq} names log entry {event.index}, which is "
+                                             "not the corrected action")
+            steps[event.index] = (steps[event.index][0], event.new)
+    return steps
+
+
+def _config(start: HandStarted) -> GameConfig:
+    if start.config is not None:
+        return start.config.config(tuple(start.stacks))
+    return GameConfig(variant=Variant.NT, stacks=start.stacks, small_blind=start.small_blind,
+                      big_blind=start.big_blind)
+
+
 def replay_hand(events: Sequence[tuple[int, HandLogEvent]],
                 hole_cards: Mapping[int, Sequence[str | None]], end_stacks: Sequence[int]) -> Hand:
     """The hand that ``(seq, event)`` pairs describe; ``hole_cards`` maps the seq of each
@@ -58,16 +105,15 @@ def replay_hand(events: Sequence[tuple[int, HandLogEvent]],
         raise HandHistoryUnavailable("the hand's events do not begin with hand_started")
     start = events[0][1]
     try:
-        hand = Hand(GameConfig(variant=Variant.NT, stacks=start.stacks,
-                               small_blind=start.small_blind, big_blind=start.big_blind))
-        for seq, event in events[1:]:
+        hand = Hand(_config(start))
+        for seq, event in hand_steps(events[1:]):
             if isinstance(event, HoleDealt):
                 cards = hole_cards.get(seq)
                 hand.deal_hole(event.player, _cards(cards) if cards is not None
                                else (None,) * event.count)
             elif isinstance(event, BoardDealt):
                 hand.deal_board(_known(event.cards))
-            elif isinstance(event, ActionAccepted):
+            else:
                 _act(hand, event)
     except (RulesError, ValueError) as exc:
         raise HandHistoryUnavailable(f"hand {start.hand_no} does not replay: {exc}") from None
@@ -82,20 +128,12 @@ def replay_hand(events: Sequence[tuple[int, HandLogEvent]],
 
 def _act(hand: Hand, event: ActionAccepted) -> None:
     p = event.player
-    if event.action == "fold":
-        hand.fold(p)
-    elif event.action == "check":
-        hand.check(p)
-    elif event.action == "call":
-        hand.call(p)
-    elif event.action == "bet_raise":
-        if event.amount is None:
-            raise HandHistoryUnavailable(f"bet_raise by player {p} without an amount")
-        hand.bet_or_raise_to(event.amount, p)
-    elif event.action == "show":
+    if event.action == "show":
         hand.show(p, _known(event.cards) if event.cards else None)
-    else:
-        hand.muck(p)
+    elif event.action == "bet_raise" and event.amount is None:
+        raise HandHistoryUnavailable(f"bet_raise by player {p} without an amount")
+    else:  # fold (with its forfeit), check, call, bet_raise, muck, kill
+        hand.apply(rules_action(event))
 
 
 def export_hand(events: Sequence[tuple[int, HandLogEvent]],

@@ -14,10 +14,16 @@ Events are applied to the floor model strictly in seq order, each exactly once; 
 ``hole_dealt`` counts as stored only when its ``secure/cards`` half arrived too, so the
 table never prunes hole cards the bridge does not hold.
 
+Two steps: :meth:`Ingest.parse` checks a message (on the event loop, as it arrives, so the
+live feed gets a public event at once, before it is stored: the table journaled it before
+sending it), and :meth:`Ingest.apply` stores a batch of parsed messages (on the bridge's
+store thread). :meth:`Ingest.take_many` does both. What applying an event changes in the
+floor model is :mod:`host_bridge.floor_model`.
+
 Speed (DESIGN budget: 200 tables, >= 5,000 events/s): each table's cursor (acked seq, the
 events and hole cards waiting above it) lives in memory, loaded once; a batch's new rows go
-in with one executemany; only events that change the floor model touch the ORM. The bridge
-runs batches on its own thread. Hole cards are never logged.
+in with one executemany; only events that change the floor model touch the ORM. Hole cards
+are never logged.
 """
 
 from __future__ import annotations
@@ -25,45 +31,43 @@ from __future__ import annotations
 import json
 import logging
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol, cast
 
-from pydantic import BaseModel
-from sqlalchemy import bindparam, delete, insert, select, update
+from pydantic import BaseModel, ValidationError
+from sqlalchemy import bindparam, insert, select, update
 from sqlalchemy.orm import Session, sessionmaker
 
 from controller.sync.errors import MessageRejected
 from controller.sync.messages import (
     AckMessage,
     EventMessage,
-    HandEnded,
     HandStarted,
-    HandVoided,
     ReplyMessage,
     ResendRequest,
     SecureCards,
     StateMessage,
     StatusMessage,
-    TableChanged,
     parse_message,
 )
 from controller.sync.topics import PREFIX, Topics
-from host_bridge.hand_history import HandHistoryUnavailable, HandLogEvent, export_hand
-from host_bridge.models import (
-    EventRecord,
-    Hand,
-    HoleCards,
-    LevelRecord,
-    Player,
-    PokerTable,
-    Seat,
-    StackRecord,
+from host_bridge.floor_model import (
+    HAND_OVER,
+    HEAVY_KINDS,
+    OPEN_HANDS,
+    FeedItem,
+    HandLog,
+    apply_event,
+    table_row,
 )
+from host_bridge.hand_history import HAND_LOG_KINDS, HandLogEvent
+from host_bridge.models import EventRecord, Hand, HoleCards, PokerTable, Seat
 
 log = logging.getLogger(__name__)
 
-FeedItem = dict[str, Any]
+__all__ = ["FeedItem", "Ingest", "IngestResult", "Outbound", "Parsed", "PublishFailed",
+           "Publisher", "event_item", "feed_json"]
 
 
 #: Events that count as stored only once their secure/cards half has arrived too.
@@ -89,6 +93,7 @@ class Outbound:
     payload: bytes
     qos: int = 1
     retain: bool = False
+    coalesce: bool = False  # an ack: a newer one on the same topic may replace it
 
 
 @dataclass(slots=True)
@@ -99,6 +104,16 @@ class IngestResult:
     feed: list[FeedItem] = field(default_factory=list)
     replies: list[ReplyMessage] = field(default_factory=list)
     rejected: list[str] = field(default_factory=list)  # why messages were ignored
+
+
+@dataclass(frozen=True, slots=True)
+class Parsed:
+    """One inbound message, checked: the model, or None and why it was refused."""
+
+    topic: str
+    message: BaseModel | None
+    reason: str | None = None
+    payload: bytes = b""  # as received (a store in another process parses it again)
 
 
 @dataclass(slots=True)
@@ -130,6 +145,8 @@ class _Cursor:
     last_ts: float | None
     events: dict[int, _Pending] = field(default_factory=dict)  # above acked_seq
     cards: set[int] = field(default_factory=set)  # hole cards stored above acked_seq
+    holes: dict[int, list[str | None]] = field(default_factory=dict)  # their cards, by seq
+    log: HandLog | None = None  # the hand in progress, if applied since it started
 
 
 @dataclass(slots=True)
@@ -143,9 +160,15 @@ class _Batch:  # one transaction: rows waiting for a bulk insert, highest seq pe
     touched: set[str] = field(default_factory=set)  # tables whose cursor moved
 
 
-_HANDS = "pitboss.open_hands"  # session.info key: (table, hand_no) -> Hand of this batch
-# events that change the floor model beyond the table's cursor; the others only advance it
-_HEAVY = frozenset({"hand_started", "board", "hand_ended", "hand_voided", "table_changed"})
+_HANDS = OPEN_HANDS
+_HEAVY = HEAVY_KINDS  # events that change the floor model; the others only move the cursor
+
+
+def event_item(message: EventMessage) -> FeedItem:
+    """The live feed's item for a public event (the same whether it is pushed when it
+    arrives or when it is applied)."""
+    return {"type": "event", "table": message.table, "seq": message.seq, "ts": message.ts,
+            "event": message.event.model_dump(mode="json")}
 
 
 class Ingest:
@@ -154,8 +177,14 @@ class Ingest:
     Not thread-safe: one batch at a time (the bridge runs them on one worker thread)."""
 
     def __init__(self, sessions: sessionmaker[Session], site: str, *, host_boot: str,
-                 clock: Callable[[], float] = time.time, resend_after: int = 50) -> None:
+                 clock: Callable[[], float] = time.time, resend_after: int = 50,
+                 shared_store: bool | None = None) -> None:
         self._sessions = sessions
+        bind = sessions.kw.get("bind")
+        dialect = getattr(getattr(bind, "dialect", None), "name", "")
+        # several bridges may share a PostgreSQL store (see _claim); SQLite is one bridge's
+        self._shared = dialect == "postgresql" if shared_store is None else shared_store
+        self._dialect = dialect
         self.site = site
         self._root = f"{PREFIX}/{site}/table/"
         self._host_boot = host_boot
@@ -169,22 +198,31 @@ class Ingest:
         self.conflicts = 0
         self.failures = 0
 
+    def acked_seqs(self) -> dict[str, int]:
+        """Each stored table's highest contiguous seq (one query; the live feed starts
+        from these)."""
+        with self._sessions() as session:
+            return {row.id: row.acked_seq for row in session.execute(
+                select(PokerTable.id, PokerTable.acked_seq))}
+
     # ------------------------------------------------------------------ dispatch
     def take(self, topic: str, payload: bytes) -> IngestResult:
         """Apply one message from ``pitboss/v1/{site}/table/{id}/...``."""
         return self.take_many([(topic, payload)])
 
     def take_many(self, messages: Iterable[tuple[str, bytes]]) -> IngestResult:
-        """Apply a batch in one transaction (one commit, one ack per table, sent after
-        the commit by the caller). A message that fails unexpectedly is rolled back alone
-        and logged; the table sends it again since it is not acknowledged.
+        """Parse and apply a batch (see :meth:`apply`)."""
+        return self.apply([self.parse(topic, payload) for topic, payload in messages])
+
+    def apply(self, batch: Sequence[Parsed]) -> IngestResult:
+        """Apply a batch of parsed messages in one transaction (one commit, one ack per
+        table, sent after the commit by the caller). A message that fails unexpectedly is
+        rolled back alone and logged; the table sends it again since it is not acknowledged.
 
         The batch is first tried whole (bulk inserts, no savepoints); if anything in it
         fails, it is rolled back and taken again one message per savepoint."""
-        parsed: list[tuple[str, BaseModel | None]] = []
-        rejected: list[str] = []
-        for topic, payload in messages:
-            parsed.append((topic, self._parse(topic, payload, rejected)))
+        parsed = [(p.topic, p.message) for p in batch]
+        rejected = [p.reason for p in batch if p.reason is not None]
         counters = (self._taken, self.duplicates, self.conflicts, dict(self._gaps))
         try:
             return self._take_all(parsed, rejected, isolate=False)
@@ -203,6 +241,9 @@ class Ingest:
             # savepoint's end); where a query must see them, the code flushes itself
             with self._sessions(autoflush=False) as session, session.begin():
                 batch = _Batch(session)
+                if self._shared:
+                    self._claim(session, {t for _, m in parsed
+                                          if isinstance(t := getattr(m, "table", None), str)})
                 self._preload(batch, {m.table for _, m in parsed if isinstance(
                     m, EventMessage) and m.event.kind in _HEAVY})
                 for topic, message in parsed:
@@ -234,10 +275,42 @@ class Ingest:
                 for table_id, seq in batch.newest.items():
                     cursor = self._cursor(batch, table_id)
                     self._acknowledge(table_id, cursor, seq, result)
+            # committed: a table whose floor model changed can be read again (the feed's
+            # events went out before they were stored; a dashboard reloads on this)
+            for table_id in dict.fromkeys(
+                    f["table"] for f in result.feed
+                    if f["type"] == "event" and f["event"]["kind"] in _HEAVY):
+                if (moved := self._cursors.get(table_id)) is not None:
+                    result.feed.append({"type": "stored", "table": table_id,
+                                        "seq": moved.acked_seq})
         except Exception:
             self._cursors.clear()
             raise
         return result
+
+    def _claim(self, session: Session, tables: set[str]) -> None:
+        """Several bridges on one store, a shared subscription splitting each table's
+        messages between them: a batch takes its tables' rows with a row lock (SELECT ...
+        FOR UPDATE, in id order, rows created first if new) and reads their cursors from the
+        store again, so one bridge at a time moves a table, from what the others stored."""
+        if not tables:
+            return
+        ids = sorted(tables)
+        new_rows = [{"id": table_id} for table_id in ids]
+        if self._dialect == "postgresql":
+            from sqlalchemy.dialects.postgresql import insert as pg_insert
+
+            session.execute(pg_insert(PokerTable).values(new_rows).on_conflict_do_nothing(
+                index_elements=["id"]))
+        else:  # SQLite: the IMMEDIATE transaction already holds the whole store
+            from sqlalchemy.dialects.sqlite import insert as sqlite_insert
+
+            session.execute(sqlite_insert(PokerTable).values(new_rows).on_conflict_do_nothing(
+                index_elements=["id"]))
+        session.execute(select(PokerTable.id).where(PokerTable.id.in_(ids))
+                        .order_by(PokerTable.id).with_for_update())
+        for table_id in ids:
+            self._cursors.pop(table_id, None)
 
     @staticmethod
     def _preload(batch: _Batch, heavy: set[str]) -> None:
@@ -266,27 +339,33 @@ class Ingest:
              for tid in batch.touched for c in (self._cursors[tid],)])
         batch.touched.clear()
 
-    def _parse(self, topic: str, payload: bytes, rejected: list[str]) -> BaseModel | None:
+    def parse(self, topic: str, payload: bytes) -> Parsed:
+        """Check one message from ``pitboss/v1/{site}/table/{id}/...`` (no store access,
+        safe on the event loop). The raw bytes are validated in one pass; only a payload
+        that fails is decoded again, for the reason (schema version first)."""
         if not topic.startswith(self._root):
-            return self._reject(rejected, topic, f"topic is not under {self._root}")
+            return self._reject(topic, f"topic is not under {self._root}")
         table, _, kind = topic[len(self._root):].partition("/")
         model = _MODELS.get(kind)
         if model is None:
-            return self._reject(rejected, topic, f"no handler for {kind!r}")
+            return self._reject(topic, f"no handler for {kind!r}")
         try:
-            message = parse_message(model, payload)
-        except MessageRejected as exc:
-            return self._reject(rejected, topic, exc.reason)
+            message = model.model_validate_json(payload)
+        except ValidationError:
+            try:
+                message = parse_message(model, payload)
+            except MessageRejected as exc:
+                return self._reject(topic, exc.reason)
         named = getattr(message, "table", None)
         if named != table:
-            return self._reject(rejected, topic,
+            return self._reject(topic,
                                 f"payload names table {named!r} but the topic names {table!r}")
-        return message
+        return Parsed(topic, message, None, payload)
 
     @staticmethod
-    def _reject(rejected: list[str], topic: str, reason: str) -> None:
+    def _reject(topic: str, reason: str) -> Parsed:
         log.warning("ignored a message on %s: %s", topic, reason)  # never the payload
-        rejected.append(reason)
+        return Parsed(topic, None, reason)
 
     def _dispatch(self, batch: _Batch, message: BaseModel, result: IngestResult) -> None:
         if isinstance(message, ReplyMessage):
@@ -294,7 +373,7 @@ class Ingest:
         elif isinstance(message, StatusMessage):
             self._take_status(batch.session, message, result)
         elif isinstance(message, StateMessage):
-            _table(batch.session, message.table).snapshot = message.state.model_dump_json()
+            table_row(batch.session, message.table).snapshot = message.state.model_dump_json()
         elif isinstance(message, EventMessage | SecureCards):
             if isinstance(message, EventMessage):
                 self._take_event(batch, message)
@@ -313,7 +392,7 @@ class Ingest:
         """Mark the table online or offline (a retained status, or the table's Will)."""
         # arrival order decides: the broker keeps a topic's order, and a Will carries the ts
         # of the connect it was set at, older than the ``online`` that followed it
-        table = _table(session, message.table)
+        table = table_row(session, message.table)
         table.online = message.status == "online"
         table.status_at = message.ts
         log.info("table %s is %s", message.table, message.status)
@@ -325,14 +404,16 @@ class Ingest:
         cursor = self._cursors.get(table_id)
         if cursor is None:  # first sight since start (or since a rollback): load it
             session = batch.session
-            table = _table(session, table_id)
+            table = table_row(session, table_id)
             cursor = _Cursor(table.acked_seq, table.boot, table.last_event_ts)
             for rec in session.scalars(select(EventRecord).where(
                     EventRecord.table_id == table_id, EventRecord.seq > table.acked_seq)):
                 cursor.events[rec.seq] = _Pending(
                     EventMessage.model_validate_json(rec.payload), rec.payload, in_db=True)
-            cursor.cards.update(session.scalars(select(HoleCards.seq).where(
-                HoleCards.table_id == table_id, HoleCards.seq > table.acked_seq)))
+            for seq, cards in session.execute(select(HoleCards.seq, HoleCards.cards).where(
+                    HoleCards.table_id == table_id, HoleCards.seq > table.acked_seq)):
+                cursor.cards.add(seq)
+                cursor.holes[seq] = cards
             self._cursors[table_id] = cursor
         return cursor
 
@@ -374,6 +455,8 @@ class Ingest:
             return
         if seq > cursor.acked_seq:
             cursor.cards.add(seq)
+            if message.what == "hole":
+                cursor.holes[seq] = list(message.cards)
         if message.what == "burn":
             return  # a burn card completes its event; the floor never shows burns
         batch.cards.append({"table_id": message.table, "seq": seq, "hand_no": message.hand_no,
@@ -415,21 +498,25 @@ class Ingest:
             kind = message.event.kind
             if kind in _SECRET_HALF and seq not in cursor.cards:
                 break  # stored only with its secure/cards half (same seq)
+            if kind in HAND_LOG_KINDS:
+                _log_step(cursor, seq, message)
             if kind in _HEAVY:
                 if table is None:
-                    table = _table(batch.session, table_id)
-                if kind == "hand_ended":
+                    table = table_row(batch.session, table_id)
+                if kind == "hand_ended" and cursor.log is None:
                     self._flush(batch)  # the export reads the hand's events and cards
-                _apply(batch.session, table, message, seq, result)
+                apply_event(batch.session, table, message, seq, result.feed, cursor.log)
+                if kind in HAND_OVER:
+                    cursor.log = None
             if pending.in_db:
                 batch.applied.append({"t": table_id, "s": seq})
             pending.applied = True
             del cursor.events[seq]
             cursor.cards.discard(seq)
+            cursor.holes.pop(seq, None)
             cursor.acked_seq, cursor.boot, cursor.last_ts = seq, message.boot, message.ts
             batch.touched.add(table_id)
-            result.feed.append({"type": "event", "table": table_id, "seq": seq,
-                                "ts": message.ts, "event": message.event.model_dump(mode="json")})
+            result.feed.append(event_item(message))
 
     def _acknowledge(self, table_id: str, cursor: _Cursor, seq: int,
                      result: IngestResult) -> None:
@@ -437,7 +524,7 @@ class Ingest:
         boot, now = self._host_boot, self._clock()
         result.outbound.append(Outbound(topics.ack, AckMessage(
             table=table_id, boot=boot, ts=now, seq=self._next_host_seq(),
-            acked=cursor.acked_seq).to_wire()))
+            acked=cursor.acked_seq).to_wire(), coalesce=True))
         gap_from = cursor.acked_seq + 1
         if seq <= gap_from:
             if seq < gap_from:
@@ -459,148 +546,24 @@ class Ingest:
             to_seq=gap_to).to_wire()))
 
 
-# ---------------------------------------------------------------------- floor model
-def _table(session: Session, table_id: str) -> PokerTable:
-    table = session.get(PokerTable, table_id)
-    if table is None:
-        table = PokerTable(id=table_id, online=False, acked_seq=0, level=1, paused=False,
-                           hand_for_hand=False, closed=False, hand_no=0,
-                           hand_in_progress=False)
-        session.add(table)
-        session.flush()
-    return table
-
-
-def _apply(session: Session, table: PokerTable, message: EventMessage, seq: int,
-           result: IngestResult) -> None:
+def _log_step(cursor: _Cursor, seq: int, message: EventMessage) -> None:
+    """Keep the hand in progress in memory, so its PHH export need not read it back from
+    the store; a hand whose start this cursor did not see (a restart, a rollback) or whose
+    hole cards it does not hold is read from the store instead."""
     event = message.event
-    if isinstance(event, TableChanged):
-        _apply_change(session, table, event, seq, message.ts)
-        session.flush()  # seats and players are looked up by key (session.get) later on
-    elif isinstance(event, HandStarted):
-        old = _hand(session, table.id, event.hand_no)
-        if old is not None:  # the table started this hand again: the new start stands
-            session.delete(old)
-            session.flush()
-        started = Hand(table_id=table.id, hand_no=event.hand_no, boot=message.boot,
-                    status="in_progress", seats=list(event.seats),
-                    start_stacks=list(event.stacks), end_stacks=None,
-                    small_blind=event.small_blind, big_blind=event.big_blind, board=[],
-                    rake=0, first_seq=seq, started_ts=message.ts)
-        session.add(started)
-        if _HANDS in session.info:
-            session.info[_HANDS][(table.id, event.hand_no)] = started
-        table.hand_no = event.hand_no
-        table.hand_in_progress = True
-    elif event.kind == "board":
-        hand = _hand(session, table.id, event.hand_no)
-        if hand is not None:
-            hand.board = [*hand.board, *event.cards]
-    elif isinstance(event, HandEnded | HandVoided):
-        hand = _hand(session, table.id, event.hand_no)
-        table.hand_in_progress = False
-        table.clock_on_seat = None
-        if hand is None:
-            log.warning("table %s: hand %d ended but never started here", table.id,
-                        event.hand_no)
-            return
-        hand.end_stacks = list(event.stacks)
-        hand.last_seq = seq
-        hand.ended_ts = message.ts
-        _settle(session, table, hand, seq)
-        if isinstance(event, HandEnded):
-            hand.status = "ended"
-            hand.rake = event.rake
-            _export(session, table, hand)
-            result.feed.append({"type": "hand_ended", "table": table.id,
-                                "hand_no": hand.hand_no})
-        else:
-            hand.status = "voided"
-
-
-def _hand(session: Session, table_id: str, hand_no: int) -> Hand | None:
-    known = session.info.get(_HANDS, {}).get((table_id, hand_no))
-    if known is not None:
-        return cast(Hand, known)
-    return session.scalar(select(Hand).where(Hand.table_id == table_id,
-                                             Hand.hand_no == hand_no))
-
-
-def _settle(session: Session, table: PokerTable, hand: Hand, seq: int) -> None:
-    for seat_no, chips in zip(hand.seats, hand.end_stacks or [], strict=False):
-        seat = session.get(Seat, (table.id, seat_no))
-        if seat is not None:
-            seat.stack = chips
-        session.add(StackRecord(table_id=table.id, seq=seq, seat=seat_no,
-                                player_id=seat.player_id if seat else None, chips=chips,
-                                hand_no=hand.hand_no))
-
-
-def _export(session: Session, table: PokerTable, hand: Hand) -> None:
-    rows = session.execute(select(EventRecord.seq, EventRecord.payload).where(
-        EventRecord.table_id == table.id, EventRecord.seq >= hand.first_seq,
-        EventRecord.seq <= (hand.last_seq or hand.first_seq)).order_by(EventRecord.seq)).all()
-    events: list[tuple[int, HandLogEvent]] = []
-    for row in rows:
-        ev = EventMessage.model_validate_json(row.payload).event
-        if ev.kind in ("hand_started", "hole_dealt", "action", "board") and \
-                getattr(ev, "hand_no", None) == hand.hand_no:
-            events.append((row.seq, ev))
-    holes = {h.seq: h.cards for h in session.execute(select(HoleCards.seq, HoleCards.cards)
-                                                     .where(HoleCards.table_id == table.id,
-                                                            HoleCards.hand_no == hand.hand_no))}
-    players = []
-    for seat_no in hand.seats:
-        seat = session.get(Seat, (table.id, seat_no))
-        players.append(seat.player_id if seat else f"seat {seat_no}")
-    try:
-        export = export_hand(events, holes, hand.end_stacks or [], players)
-    except HandHistoryUnavailable as exc:
-        hand.phh_error = str(exc)
-        log.warning("table %s: no PHH for hand %d: %s", table.id, hand.hand_no, exc)
+    if isinstance(event, HandStarted):
+        cursor.log = HandLog(event.hand_no, [(seq, event)], {})
         return
-    except Exception as exc:  # an engine bug must not stop the table's events
-        hand.phh_error = f"the export failed: {exc!r}"
-        log.exception("table %s: the PHH export of hand %d failed", table.id, hand.hand_no)
+    log_ = cursor.log
+    if log_ is None or getattr(event, "hand_no", None) != log_.hand_no:
         return
-    hand.phh, hand.phh_public, hand.phh_error = export.full, export.public, None
-
-
-def _apply_change(session: Session, table: PokerTable, event: TableChanged, seq: int,
-                  ts: float) -> None:
-    change = event.change
-    if change in ("paused", "resumed"):
-        table.paused = change == "paused"
-    elif change == "level_set" and event.level is not None:
-        table.level = event.level
-        session.add(LevelRecord(table_id=table.id, seq=seq, level=event.level, ts=ts))
-    elif change == "clock_called":
-        table.clock_on_seat = event.seat
-    elif change == "hand_for_hand" and event.on is not None:
-        table.hand_for_hand = event.on
-    elif change == "colour_up_scheduled":
-        table.colour_up_at_level = event.level
-    elif change == "player_seated" and event.seat is not None and event.player is not None:
-        if session.get(Player, event.player) is None:
-            session.add(Player(id=event.player, first_seen_ts=ts))
-            session.flush()
-        stack = event.stack or 0
-        seat = session.get(Seat, (table.id, event.seat))
-        if seat is None:
-            session.add(Seat(table_id=table.id, seat=event.seat, player_id=event.player,
-                             stack=stack))
+    log_.events.append((seq, cast(HandLogEvent, event)))
+    if event.kind == "hole_dealt":
+        cards = cursor.holes.get(seq)
+        if cards is None:
+            cursor.log = None
         else:
-            seat.player_id, seat.stack = event.player, stack
-        session.add(StackRecord(table_id=table.id, seq=seq, seat=event.seat,
-                                player_id=event.player, chips=stack, hand_no=None))
-    elif change in ("player_removed", "player_moved") and event.seat is not None:
-        session.execute(delete(Seat).where(Seat.table_id == table.id,
-                                           Seat.seat == event.seat))
-    elif change == "table_closed":
-        table.closed = True
-    else:
-        log.warning("table %s: change %s at seq %d lacks its fields; stored, not applied",
-                    table.id, change, seq)
+            log_.holes[seq] = cards
 
 
 def feed_json(item: FeedItem) -> str:

@@ -198,6 +198,8 @@ function onFeed(item) {
       refreshTable(item.table);
     }
     scheduleRender();
+  } else if (item.type === "stored") {
+    refreshTable(item.table); // events reach the feed before the store: reload once stored
   }
   // "hand_ended" items repeat what the hand_ended event said; "dropped" is followed by
   // a close, and the reconnection reloads everything

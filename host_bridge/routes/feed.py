@@ -1,4 +1,7 @@
-"""The live feed: a WebSocket of public floor events (accepted events, status changes).
+"""The live feed: a WebSocket of public floor events (accepted events as soon as they
+arrive, status changes, ``stored`` when a table's changes are in the store). The
+``broadcast`` role also gets ``hole_cards`` items, each released only after the configured
+delay or at the end of its hand; no other role ever does.
 
 Authenticate with ``Authorization: Bearer <token>`` on the upgrade request or, from a
 browser (which cannot set headers on a WebSocket), with a first text frame
@@ -15,7 +18,7 @@ import anyio
 from fastapi import APIRouter, HTTPException, WebSocket, WebSocketDisconnect
 
 from host_bridge.bridge import Bridge
-from host_bridge.deps import READERS, principal_for
+from host_bridge.deps import BROADCASTERS, READERS, principal_for
 from host_bridge.ingest import FeedItem, feed_json
 from host_bridge.settings import BridgeSettings
 
@@ -49,7 +52,7 @@ async def feed(ws: WebSocket) -> None:
     if who.role not in READERS:  # every role reads today; kept for a future role
         await ws.close(code=4403, reason=f"role {who.role.value!r} may not read the feed")
         return
-    async with bridge.feed.subscribe() as queue:
+    async with bridge.feed.subscribe(privileged=who.role in BROADCASTERS) as queue:
         await ws.send_text(feed_json({"type": "hello", "role": who.role.value}))
         async with anyio.create_task_group() as tasks:  # whichever ends first ends both
 

@@ -21,7 +21,10 @@ Two runs, each with a fresh broker, bridge and store:
    (its ``ts``, so the publishers' own delays count too) to the item on the bridge's live
    feed.
 Each run also prints the bridge process's CPU per event (loop + ingest thread, and the
-ingest thread alone): on a shared machine that is the figure to compare between runs.
+ingest thread alone; with ``--store-process`` the store's child process is counted as the
+store): on a shared machine that is the figure to compare between runs. A bare subscriber
+in a process of its own measures the same events' latency without the bridge (publishers
+and broker alone), for comparison.
 Then the bridge process's RSS (current and peak) with the tables on it.
 """
 
@@ -51,6 +54,7 @@ from host_bridge.db import make_engine, migrate, session_factory
 from host_bridge.models import EventRecord
 from host_bridge.mqtt import MqttLink
 from host_bridge.settings import BridgeSettings
+from host_bridge.store_process import StoreProcess
 from tests.bridge.tablesim import WireTable, showdown_hand
 from tests.sync.conftest import MOSQUITTO, Mosquitto
 
@@ -66,9 +70,9 @@ def _pct(values: Sequence[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))] if ordered else float("nan")
 
 
-def _rss_kib() -> tuple[int, int]:
+def _rss_kib(pid: str = "self") -> tuple[int, int]:
     fields = dict(line.split(":", 1) for line in
-                  Path("/proc/self/status").read_text().splitlines() if ":" in line)
+                  Path(f"/proc/{pid}/status").read_text().splitlines() if ":" in line)
     return int(fields["VmRSS"].split()[0]), int(fields["VmHWM"].split()[0])
 
 
@@ -144,6 +148,28 @@ async def _tables(port: int, tables: int, hands: int, rate: float, clients: int)
     return out
 
 
+async def _probe(port: int) -> dict[str, float]:
+    """A bare subscriber to every table's events (its own process): publish -> broker ->
+    a client doing nothing else. The bridge's feed latency is compared with this one."""
+    latencies: list[float] = []
+    async with aiomqtt.Client("127.0.0.1", port, identifier="bench-probe",
+                              socket_options=NO_DELAY) as client:
+        await client.subscribe(f"pitboss/v1/{SITE}/table/+/event", qos=1)
+        print("ready", flush=True)
+        stop = asyncio.create_task(asyncio.to_thread(sys.stdin.readline))
+
+        async def listen() -> None:
+            async for message in client.messages:
+                assert isinstance(message.payload, bytes)
+                ts = json.loads(message.payload)["ts"]
+                latencies.append((time.time() - ts) * 1000)
+
+        listener = asyncio.create_task(listen())
+        await stop
+        listener.cancel()
+    return {"p50": _pct(latencies, 0.5), "p99": _pct(latencies, 0.99), "n": len(latencies)}
+
+
 # ---------------------------------------------------------------------------- the bridge
 @dataclass
 class Run:
@@ -151,13 +177,15 @@ class Run:
 
     tables: dict[str, Any]
     latencies_ms: list[float] = field(default_factory=list)
+    arrivals: list[float] = field(default_factory=list)  # when each latency was measured
     stored: int = 0
     dropped: int = 0
     rss_kib: tuple[int, int] = (0, 0)
     loop_lag_ms: list[float] = field(default_factory=list)
     cpu_s: float = 0.0  # the bridge process's CPU time (all threads) during the run
-    store_cpu_s: float = 0.0  # of which in Ingest.take_many (the ingest thread)
+    store_cpu_s: float = 0.0  # of which in Ingest.apply (the ingest thread)
     batches: int = 0
+    probe: dict[str, float] = field(default_factory=dict)  # publish -> a bare subscriber
 
 
 async def _run(args: argparse.Namespace, rate: float) -> Run:
@@ -172,25 +200,33 @@ async def _run(args: argparse.Namespace, rate: float) -> Run:
             engine = make_engine(settings.database_url)
             migrate(engine)
             bridge = Bridge(settings, session_factory(engine))
+            store_process = None
+            if args.store_process:  # the store in a child process: time it on this side
+                store_process = StoreProcess(bridge.ingest, settings.database_url,
+                                             host_boot=bridge.host_boot)
+                bridge.ingest = store_process  # type: ignore[assignment]
             run = Run(tables={})
-            take_many = bridge.ingest.take_many
+            apply = bridge.ingest.apply
 
             def timed(messages: Any) -> Any:
                 t0 = time.thread_time()
                 try:
-                    return take_many(messages)
+                    return apply(messages)
                 finally:
-                    run.store_cpu_s += time.thread_time() - t0
+                    if store_process is None:
+                        run.store_cpu_s += time.thread_time() - t0
                     run.batches += 1
 
-            bridge.ingest.take_many = timed  # type: ignore[method-assign]
+            bridge.ingest.apply = timed  # type: ignore[method-assign]
 
             async def watch_feed() -> None:
                 while True:
                     async with bridge.feed.subscribe() as queue:
                         while (item := await queue.get())["type"] != "dropped":
                             if item["type"] == "event" and "ts" in item:
-                                run.latencies_ms.append((time.time() - item["ts"]) * 1000)
+                                now = time.time()
+                                run.latencies_ms.append((now - item["ts"]) * 1000)
+                                run.arrivals.append(now)
                         run.dropped += 1
 
             async def watch_loop() -> None:  # how late the bridge's event loop wakes up
@@ -202,7 +238,13 @@ async def _run(args: argparse.Namespace, rate: float) -> Run:
             async with MqttLink(bridge) as link:
                 await asyncio.wait_for(link.connected.wait(), 10)
                 cpu0 = time.process_time()
+                child_cpu0 = store_process.cpu_s() if store_process is not None else 0.0
                 watchers = [asyncio.create_task(watch_feed()), asyncio.create_task(watch_loop())]
+                probe = await asyncio.create_subprocess_exec(
+                    sys.executable, __file__, "--probe", "--port", str(broker.port),
+                    stdout=subprocess.PIPE, stdin=subprocess.PIPE)
+                assert probe.stdout is not None and probe.stdin is not None
+                await probe.stdout.readline()  # subscribed
                 child = await asyncio.create_subprocess_exec(
                     sys.executable, __file__, "--child", "--port", str(broker.port),
                     "--tables", str(args.tables), "--hands", str(args.hands),
@@ -210,14 +252,24 @@ async def _run(args: argparse.Namespace, rate: float) -> Run:
                     stdout=subprocess.PIPE)
                 stdout, _ = await child.communicate()
                 await asyncio.sleep(0.2)  # the last feed items
+                probed, _ = await probe.communicate(b"stop\n")
+                run.probe = json.loads(probed)
                 for w in watchers:
                     w.cancel()
                 run.cpu_s = time.process_time() - cpu0
+                if store_process is not None:  # its CPU is the bridge's too
+                    run.store_cpu_s = store_process.cpu_s() - child_cpu0
+                    run.cpu_s += run.store_cpu_s
                 run.tables = json.loads(stdout)
                 run.rss_kib = _rss_kib()
+                if store_process is not None:  # the store's child process is the bridge's
+                    child_rss = _rss_kib(str(store_process.pid))
+                    run.rss_kib = (run.rss_kib[0] + child_rss[0], run.rss_kib[1] + child_rss[1])
             with session_factory(engine)() as session:
                 run.stored = session.scalar(select(func.count()).select_from(EventRecord)) or 0
             engine.dispose()
+            if store_process is not None:
+                store_process.close()
         finally:
             broker.stop()
     return run
@@ -240,6 +292,16 @@ def _report(name: str, run: Run) -> float:
           f"p99 {_pct(run.latencies_ms, 0.99):.1f} ms, max {max(run.latencies_ms or [0]):.1f} "
           f"ms over {len(run.latencies_ms)} items; feed drops {run.dropped}; bridge loop lag "
           f"p99 {_pct(run.loop_lag_ms, 0.99):.1f} ms, max {max(run.loop_lag_ms or [0]):.1f} ms")
+    if run.probe:
+        print(f"[{name}] the same events at a bare subscriber in its own process (publishers "
+              f"and broker alone): p50 {run.probe['p50']:.1f} ms, p99 {run.probe['p99']:.1f} "
+              f"ms over {run.probe['n']:.0f}")
+    seconds: dict[int, list[float]] = {}
+    for at, ms in zip(run.arrivals, run.latencies_ms, strict=True):
+        seconds.setdefault(int(at - t["first_publish"]), []).append(ms)
+    slow = sorted((max(v), k) for k, v in seconds.items())[-3:][::-1]
+    print(f"[{name}] slowest seconds of the run (second: max ms): "
+          + ", ".join(f"+{k}s: {v:.0f}" for v, k in slow))
     return rate
 
 
@@ -270,9 +332,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--rate", type=float, default=1000.0,
                         help="events/s offered by all tables together in the latency run")
     parser.add_argument("--clients", type=int, default=4)
+    parser.add_argument("--store-process", action="store_true",
+                        help="store in a child process (host_bridge.store_process)")
     parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--probe", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--port", type=int, default=0, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
+    if args.probe:
+        print(json.dumps(asyncio.run(_probe(args.port))))
+        return 0
     if args.child:
         out = asyncio.run(_tables(args.port, args.tables, args.hands, args.rate, args.clients))
         print(json.dumps(out))

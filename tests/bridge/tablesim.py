@@ -20,6 +20,7 @@ from controller.sync.messages import (
     BoardDealt,
     CommandMessage,
     EventMessage,
+    GameSetup,
     HandEnded,
     HandStarted,
     HoleDealt,
@@ -73,12 +74,16 @@ class WireTable:
         return self.event(TableChanged(change="player_seated", seat=seat, player=player,
                                        stack=stack))
 
-    def hand(self, hand_no: int, seats: Sequence[int], hand: Hand) -> list[tuple[str, bytes]]:
+    def hand(self, hand_no: int, seats: Sequence[int], hand: Hand, *,
+             with_config: bool = False) -> list[tuple[str, bytes]]:
         """The messages of a finished ``hand`` (an engine hand already played out): its
-        events, and a secure/cards message after each hole_dealt, same seq."""
+        events, and a secure/cards message after each hole_dealt, same seq. With
+        ``with_config`` the hand_started carries the whole game setup, as tables send it
+        now; without, it is a payload from before ``config`` existed."""
         cfg = hand.config
         out = [self.event(HandStarted(hand_no=hand_no, seats=tuple(seats), stacks=cfg.stacks,
-                                      small_blind=cfg.small_blind, big_blind=cfg.big_blind))]
+                                      small_blind=cfg.small_blind, big_blind=cfg.big_blind,
+                                      config=GameSetup.of(cfg) if with_config else None))]
         for action in hand.log:
             if isinstance(action, DealHole):
                 env = self._env()

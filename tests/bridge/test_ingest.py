@@ -11,7 +11,7 @@ from sqlalchemy import func, select
 
 from controller.sync.messages import CardBurned, SecureCards, TableChanged, parse_host_ack
 from host_bridge.bridge import Bridge
-from host_bridge.ingest import IngestResult
+from host_bridge.ingest import FeedItem, IngestResult
 from host_bridge.models import EventRecord, Hand, HoleCards, PokerTable, Seat
 from tests.bridge.tablesim import WireTable, showdown_hand
 
@@ -187,15 +187,15 @@ def test_a_message_that_fails_is_rolled_back_alone_and_not_acked(
         bridge: Bridge, monkeypatch: pytest.MonkeyPatch) -> None:
     import host_bridge.ingest as ingest_module
 
-    real_apply = ingest_module._apply
+    real_apply = ingest_module.apply_event
 
     def apply_but_fail_seq_2(session: object, table: PokerTable, message: object, seq: int,
-                             result: IngestResult) -> None:
+                             feed: list[FeedItem], *rest: object) -> None:
         if table.id == "t1" and seq == 2:
             raise RuntimeError("simulated bug")
-        real_apply(session, table, message, seq, result)  # type: ignore[arg-type]
+        real_apply(session, table, message, seq, feed, *rest)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(ingest_module, "_apply", apply_but_fail_seq_2)
+    monkeypatch.setattr(ingest_module, "apply_event", apply_but_fail_seq_2)
     t1, t2 = WireTable("t1"), WireTable("t2")
     result = bridge.ingest.take_many([t1.seat(1, "a", 100), t1.seat(2, "b", 100),
                                       t2.seat(1, "c", 100)])
@@ -208,12 +208,12 @@ def test_a_message_that_fails_is_rolled_back_alone_and_not_acked(
 
 def test_a_failed_phh_export_is_recorded_and_ingest_goes_on(
         bridge: Bridge, monkeypatch: pytest.MonkeyPatch) -> None:
-    import host_bridge.ingest as ingest_module
+    import host_bridge.floor_model as floor_module
 
     def broken(*_args: object) -> None:
         raise RuntimeError("engine bug")
 
-    monkeypatch.setattr(ingest_module, "export_hand", broken)
+    monkeypatch.setattr(floor_module, "export_hand", broken)
     wire = WireTable()
     messages = [wire.seat(s, n, 1000) for s, n in ((1, "a"), (2, "b"), (3, "c"))]
     messages += wire.hand(1, (1, 2, 3), showdown_hand())

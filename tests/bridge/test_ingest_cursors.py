@@ -15,7 +15,7 @@ import pytest
 from controller.sync.messages import TableChanged
 from host_bridge.bridge import Bridge
 from host_bridge.db import make_engine, migrate, session_factory
-from host_bridge.ingest import Ingest, IngestResult
+from host_bridge.ingest import FeedItem, Ingest, IngestResult, Parsed
 from host_bridge.models import PokerTable
 from host_bridge.mqtt import MqttLink
 from tests.bridge.conftest import make_settings
@@ -61,15 +61,15 @@ def test_a_batch_taken_again_one_by_one_counts_each_message_once(
         bridge: Bridge, monkeypatch: pytest.MonkeyPatch) -> None:
     import host_bridge.ingest as ingest_module
 
-    real_apply = ingest_module._apply
+    real_apply = ingest_module.apply_event
 
     def fail_t2(session: object, table: PokerTable, message: object, seq: int,
-                result: IngestResult) -> None:
+                feed: list[FeedItem], *rest: object) -> None:
         if table.id == "t2":
             raise RuntimeError("simulated bug")
-        real_apply(session, table, message, seq, result)  # type: ignore[arg-type]
+        real_apply(session, table, message, seq, feed, *rest)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(ingest_module, "_apply", fail_t2)
+    monkeypatch.setattr(ingest_module, "apply_event", fail_t2)
     t1, t2 = WireTable("t1"), WireTable("t2")
     first = t1.seat(1, "a", 100)
     bridge.ingest.take(*first)
@@ -83,13 +83,13 @@ def test_a_batch_taken_again_one_by_one_counts_each_message_once(
 def test_the_store_runs_off_the_event_loop(bridge: Bridge,
                                            monkeypatch: pytest.MonkeyPatch) -> None:
     threads: list[str] = []
-    take_many = bridge.ingest.take_many
+    apply = bridge.ingest.apply
 
-    def record(messages: list[tuple[str, bytes]]) -> IngestResult:
+    def record(batch: list[Parsed]) -> IngestResult:
         threads.append(threading.current_thread().name)
-        return take_many(messages)
+        return apply(batch)
 
-    monkeypatch.setattr(bridge.ingest, "take_many", record)
+    monkeypatch.setattr(bridge.ingest, "apply", record)
     result = asyncio.run(bridge.receive(*WireTable().seat(1, "alice", 500)))
     assert acks(result) == [("ack", 1, 1)]
     assert threads and threads[0] != threading.main_thread().name

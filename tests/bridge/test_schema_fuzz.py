@@ -32,6 +32,16 @@ OPERATIONS = [
     ("GET", "/api/v1/tables/{table_id}/hands/{hand_no}"),
     ("GET", "/api/v1/tables/{table_id}/hands/{hand_no}/phh"),
     ("POST", "/api/v1/tables/{table_id}/commands"), ("GET", "/api/v1/audit"),
+    # the tournament director (issue 9)
+    ("GET", "/api/v1/director/whoami"),
+    ("GET", "/api/v1/director/tournament"), ("POST", "/api/v1/director/tournament"),
+    ("POST", "/api/v1/director/tournament/players"),
+    ("POST", "/api/v1/director/tournament/start"),
+    ("GET", "/api/v1/director/tournament/balancing"),
+    ("POST", "/api/v1/director/tournament/balancing"),
+    ("GET", "/api/v1/director/tournament/hand-for-hand"),
+    ("GET", "/api/v1/director/tournament/places"),
+    ("POST", "/api/v1/director/tournament/last-hands"),
 ]
 EXAMPLES = 30
 

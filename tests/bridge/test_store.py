@@ -3,13 +3,6 @@ the same bridge on a real PostgreSQL (Debian's packages) where one is installed.
 
 from __future__ import annotations
 
-import glob
-import os
-import shutil
-import socket
-import subprocess
-import tempfile
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -62,60 +55,6 @@ def test_an_unreachable_sqlite_path_says_what_to_check(tmp_path: Path) -> None:
     engine = make_engine(f"sqlite:///{tmp_path / 'missing-dir' / 'x.db'}")
     with pytest.raises(StoreError, match="check the path"):
         migrate(engine)
-
-
-# ---------------------------------------------------------------------------- PostgreSQL
-def _pg_bin() -> Path | None:
-    for candidate in sorted(glob.glob("/usr/lib/postgresql/*/bin"), reverse=True):
-        if os.path.exists(os.path.join(candidate, "initdb")):
-            return Path(candidate)
-    initdb = shutil.which("initdb")
-    return Path(initdb).parent if initdb else None
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-def _run(argv: list[str]) -> None:
-    done = subprocess.run(argv, capture_output=True, text=True, check=False)
-    if done.returncode:
-        raise RuntimeError(f"{' '.join(argv)} failed ({done.returncode}): {done.stderr}")
-
-
-@pytest.fixture
-def postgres_url() -> Iterator[str]:
-    """A throwaway PostgreSQL cluster on a free loopback port (skipped where the Debian
-    packages or the psycopg driver are missing)."""
-    pg = _pg_bin()
-    if pg is None:
-        pytest.skip("PostgreSQL is not installed (Debian: apt-get install -y postgresql)")
-    pytest.importorskip("psycopg", reason="the psycopg driver is not installed "
-                        "(pip install 'psycopg[binary]')")
-    # outside pytest's tmp dir: that one is private to root, and initdb refuses to run as
-    # root, so as root the cluster runs as the postgres user
-    root = Path(tempfile.mkdtemp(prefix="pitboss-pg-"))
-    as_user: list[str] = []
-    if os.geteuid() == 0:
-        as_user = ["runuser", "-u", "postgres", "--"]
-        shutil.chown(root, "postgres")
-    data = root / "data"
-    port = _free_port()
-    try:
-        _run([*as_user, str(pg / "initdb"), "-D", str(data), "-U", "bridge", "--auth=trust",
-              "-E", "UTF8"])
-        _run([*as_user, str(pg / "pg_ctl"), "-D", str(data), "-w", "-l", str(root / "pg.log"),
-              "-o", f"-p {port} -k {root} -c listen_addresses=127.0.0.1", "start"])
-        try:
-            _run([*as_user, str(pg / "createdb"), "-h", "127.0.0.1", "-p", str(port), "-U",
-                  "bridge", "pitboss"])
-            yield f"postgresql+psycopg://bridge@127.0.0.1:{port}/pitboss"
-        finally:
-            _run([*as_user, str(pg / "pg_ctl"), "-D", str(data), "-m", "fast", "-w", "stop"])
-    finally:
-        shutil.rmtree(root, ignore_errors=True)
 
 
 def test_the_bridge_runs_on_postgresql(tmp_path: Path, postgres_url: str) -> None:
