@@ -22,7 +22,7 @@ import gc
 import logging
 import socket
 from types import TracebackType
-from typing import Self
+from typing import TYPE_CHECKING, Any, Self
 
 import aiomqtt
 
@@ -30,6 +30,9 @@ from controller.sync.messages import HostStatusMessage
 from controller.sync.topics import PREFIX, site_wildcards
 from host_bridge.bridge import Bridge
 from host_bridge.ingest import IngestResult, Outbound, Parsed, PublishFailed
+
+if TYPE_CHECKING:
+    from host_bridge.settings import BridgeSettings
 
 log = logging.getLogger(__name__)
 
@@ -139,10 +142,11 @@ class MqttLink:
         if self._v5:
             return aiomqtt.Client(s.mqtt_host, s.mqtt_port, identifier=f"pitboss-{s.bridge_id}",
                                   protocol=aiomqtt.ProtocolVersion.V5, will=will,
-                                  clean_start=True, socket_options=_NO_DELAY)
+                                  clean_start=True, socket_options=_NO_DELAY,
+                                  **_credentials(s))
         return aiomqtt.Client(s.mqtt_host, s.mqtt_port, identifier=f"pitboss-{s.bridge_id}",
                               protocol=aiomqtt.ProtocolVersion.V311, will=will,
-                              clean_session=True, socket_options=_NO_DELAY)
+                              clean_session=True, socket_options=_NO_DELAY, **_credentials(s))
 
     async def _offers_mqtt5(self) -> bool:
         """Ask with a bare MQTT 5 CONNECT (no Will, no properties, an id of its own): a
@@ -153,7 +157,8 @@ class MqttLink:
             async with aiomqtt.Client(s.mqtt_host, s.mqtt_port,
                                       identifier=f"pitboss-{s.bridge_id}-probe",
                                       protocol=aiomqtt.ProtocolVersion.V5, clean_start=True,
-                                      timeout=PROBE_TIMEOUT_S, socket_options=_NO_DELAY):
+                                      timeout=PROBE_TIMEOUT_S, socket_options=_NO_DELAY,
+                                      **_credentials(s)):
                 return True
         except aiomqtt.MqttCodeError as exc:
             if exc.rc in _UNSUPPORTED_PROTOCOL:
@@ -274,6 +279,15 @@ class MqttLink:
         due, self._acks_due = self._acks_due, {}
         if due:
             await self._bridge.send(IngestResult(outbound=list(due.values())))
+
+
+def _credentials(settings: BridgeSettings) -> dict[str, Any]:
+    """The bridge's user name, password and TLS parameters on a floor broker (deploy/)."""
+    password = settings.mqtt_password.get_secret_value() if settings.mqtt_password else None
+    out: dict[str, Any] = {"username": settings.mqtt_username, "password": password}
+    if settings.mqtt_tls_ca is not None:
+        out["tls_params"] = aiomqtt.TLSParameters(ca_certs=str(settings.mqtt_tls_ca))
+    return out
 
 
 def _first_leaf(group: BaseExceptionGroup[BaseException]) -> BaseException:

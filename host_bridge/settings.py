@@ -19,7 +19,15 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Annotated, Any
 
-from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, field_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    FilePath,
+    SecretStr,
+    ValidationError,
+    field_validator,
+)
 from pydantic_settings import (
     BaseSettings,
     PydanticBaseSettingsSource,
@@ -76,6 +84,10 @@ class BridgeSettings(BaseSettings):
     listen_port: Annotated[int, Field(ge=1, le=65535)] = 8080
     mqtt_host: str = "127.0.0.1"
     mqtt_port: Annotated[int, Field(ge=1, le=65535)] = 1883
+    # a floor broker with TLS and passwords (deploy/mosquitto): the bridge's login there
+    mqtt_username: str | None = None
+    mqtt_password: SecretStr | None = None
+    mqtt_tls_ca: FilePath | None = None  # CA file: connect with TLS, verifying the broker
     command_timeout_s: Annotated[float, Field(gt=0, le=300)] = 5.0
     hole_card_delay_s: Annotated[float, Field(ge=0, le=3600)] = 30.0
     resend_after_events: Annotated[int, Field(ge=1)] = 50  # re-ask a gap after this many

@@ -19,9 +19,13 @@ from pathlib import Path
 
 import paho.mqtt.client as mqtt
 import pytest
+from fastapi.testclient import TestClient
 from paho.mqtt.enums import CallbackAPIVersion
 from paho.mqtt.reasoncodes import ReasonCode
 
+from host_bridge.app import create_app
+from host_bridge.settings import Role
+from tests.bridge.conftest import auth, make_settings
 from tests.sync.conftest import MOSQUITTO, free_port
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -250,3 +254,24 @@ def test_a_table_with_a_wrong_password_says_what_to_check(
         table.terminate()
         _, err = table.communicate(timeout=10)
     assert "check the table's MQTT user name and password" in err
+
+
+def test_the_bridge_logs_in_over_tls_stores_a_tables_hands_and_acks_them(
+        floor_broker: Broker, tmp_path: Path) -> None:
+    settings = make_settings(tmp_path, site="floor1", mqtt_port=floor_broker.port,
+                             mqtt_username="bridge", mqtt_password=PASSWORDS["bridge"],
+                             mqtt_tls_ca=floor_broker.ca)
+    with TestClient(create_app(settings, connect=True)) as client:
+        secret = tmp_path / "T1.password"
+        secret.write_text(PASSWORDS["T1"])
+        table = subprocess.run(
+            [sys.executable, "-m", "controller.app", "table", "run", "--profile", "virtual",
+             "--table", "T1", "--site", "floor1", "--db", str(tmp_path / "t1.db"),
+             "--broker", f"127.0.0.1:{floor_broker.port}", "--autoplay", "3", "--drain",
+             "--mqtt-user", "T1", "--mqtt-password-file", str(secret),
+             "--mqtt-ca", str(floor_broker.ca)],
+            cwd=ROOT, capture_output=True, text=True, timeout=120)
+        # --drain ends only once the bridge has acknowledged every event (host/ack/T1)
+        assert table.returncode == 0 and "DRAINED" in table.stdout, table.stderr[-2000:]
+        hands = client.get("/api/v1/tables/T1/hands", headers=auth(Role.VIEWER)).json()
+        assert hands["count"] == 3
