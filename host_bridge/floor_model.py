@@ -21,6 +21,7 @@ from controller.sync.messages import (
     HandStarted,
     HandVoided,
     MisdealDeclared,
+    StackAdjusted,
     TableChanged,
 )
 from host_bridge.hand_history import (
@@ -48,7 +49,7 @@ FeedItem = dict[str, Any]
 OPEN_HANDS = "pitboss.open_hands"
 #: events that change the floor model beyond the table's cursor
 HEAVY_KINDS = frozenset({"hand_started", "board", "hand_ended", "hand_voided", "misdeal",
-                         "table_changed"})
+                         "table_changed", "stack_adjusted"})
 #: events that end the hand in progress
 HAND_OVER = frozenset({"hand_ended", "hand_voided", "misdeal"})
 
@@ -105,6 +106,17 @@ def apply_event(session: Session, table: PokerTable, message: EventMessage, seq:
             hand.board = [*hand.board, *event.cards]
     elif isinstance(event, HandEnded | HandVoided | MisdealDeclared):
         _end_hand(session, table, message, event, seq, feed, log_)
+    elif isinstance(event, StackAdjusted):  # a colour-up, rebuy, add-on, correction
+        for adjusted in event.seats:
+            seat = session.get(Seat, (table.id, adjusted.seat))
+            if seat is None:
+                log.warning("table %s: stack of empty seat %d adjusted at seq %d", table.id,
+                            adjusted.seat, seq)
+                continue
+            seat.stack = adjusted.after
+            session.add(StackRecord(table_id=table.id, seq=seq, seat=adjusted.seat,
+                                    player_id=seat.player_id, chips=adjusted.after,
+                                    hand_no=None))
 
 
 def _end_hand(session: Session, table: PokerTable, message: EventMessage,
@@ -216,7 +228,14 @@ def _apply_change(session: Session, table: PokerTable, event: TableChanged, seq:
             seat.player_id, seat.stack = event.player, stack
         session.add(StackRecord(table_id=table.id, seq=seq, seat=event.seat,
                                 player_id=event.player, chips=stack, hand_no=None))
-    elif change in ("player_removed", "player_moved") and event.seat is not None:
+    elif change in ("clock_synced", "break_started", "break_ended"):
+        if event.level is not None and event.level != table.level:  # the host's clock
+            table.level = event.level
+            session.add(LevelRecord(table_id=table.id, seq=seq, level=event.level, ts=ts))
+    elif change in ("hand_released", "sat_out", "came_back"):
+        pass  # the floor model keeps no more than the event log already holds
+    elif change in ("player_removed", "player_moved", "player_busted") and \
+            event.seat is not None:
         session.execute(delete(Seat).where(Seat.table_id == table.id,
                                            Seat.seat == event.seat))
     elif change == "table_closed":

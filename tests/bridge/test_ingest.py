@@ -9,7 +9,14 @@ import logging
 import pytest
 from sqlalchemy import func, select
 
-from controller.sync.messages import CardBurned, SecureCards, TableChanged, parse_host_ack
+from controller.sync.messages import (
+    CardBurned,
+    SeatAdjustment,
+    SecureCards,
+    StackAdjusted,
+    TableChanged,
+    parse_host_ack,
+)
 from host_bridge.bridge import Bridge
 from host_bridge.ingest import FeedItem, IngestResult
 from host_bridge.models import EventRecord, Hand, HoleCards, PokerTable, Seat
@@ -238,3 +245,34 @@ def test_a_burn_waits_for_its_secure_half_and_stores_no_card(bridge: Bridge) -> 
         ("ack", env["seq"], env["seq"])]
     with bridge.ingest._sessions() as session:
         assert session.scalar(select(func.count()).select_from(HoleCards)) == 0
+
+
+def test_chiprace_a_colour_up_moves_the_seats_stacks_in_the_floor_model(
+        bridge: Bridge) -> None:
+    wire = WireTable()
+    bridge.ingest.take(*wire.seat(1, "alice", 1_075))
+    bridge.ingest.take(*wire.seat(2, "bob", 1_050))
+    bridge.ingest.take(*wire.event(StackAdjusted(reason="colour_up", seats=(
+        SeatAdjustment(seat=1, before=1_075, after=1_100),
+        SeatAdjustment(seat=2, before=1_050, after=1_000)))))
+    with bridge.ingest._sessions() as session:
+        seats = session.scalars(select(Seat).order_by(Seat.seat)).all()
+    assert [(s.seat, s.stack) for s in seats] == [(1, 1_100), (2, 1_000)]
+
+
+def test_a_busted_player_leaves_the_floor_model_and_clock_changes_apply_quietly(
+        bridge: Bridge, caplog: pytest.LogCaptureFixture) -> None:
+    wire = WireTable()
+    bridge.ingest.take(*wire.seat(1, "alice", 500))
+    bridge.ingest.take(*wire.seat(2, "bob", 500))
+    with caplog.at_level(logging.WARNING):
+        bridge.ingest.take(*wire.event(TableChanged(change="player_busted", seat=2,
+                                                    player="bob", stack=0)))
+        bridge.ingest.take(*wire.event(TableChanged(change="clock_synced", level=3)))
+        bridge.ingest.take(*wire.event(TableChanged(change="break_started", level=3)))
+        bridge.ingest.take(*wire.event(TableChanged(change="hand_released")))
+    assert not [r for r in caplog.records if "not applied" in r.getMessage()]
+    with bridge.ingest._sessions() as session:
+        seats = session.scalars(select(Seat)).all()
+    assert [s.seat for s in seats] == [1]
+    assert table_row(bridge).level == 3
