@@ -13,10 +13,15 @@ from pathlib import Path
 
 import pytest
 
+from controller.sync.commands import CommandDesk
 from controller.sync.journal import Journal
+from controller.sync.ledger import SeatingControls
+from controller.sync.link import LinkSettings, TableLink
 from controller.sync.messages import EventMessage, ResendRequest, parse_message
+from controller.sync.outbox import Outbox
+from controller.sync.soak_node import open_table
 from controller.sync.topics import Topics
-from tests.sync.conftest import Mosquitto, start_node
+from tests.sync.conftest import Mosquitto, free_port, start_node
 from tests.sync.floor import FloorRecorder
 from tests.sync.harness import (
     GUARD,
@@ -170,3 +175,27 @@ def test_broker_down_for_a_minute_while_the_table_plays(broker: Mosquitto,
     figures = asyncio.run(outage_run(broker, tmp_path / "t1.db", seconds=60.0))
     print(f"\n60-second outage: {figures}")
     assert figures.outbox_at_return > 1000 and figures.connects >= 2
+
+
+def test_a_long_outage_is_logged_once_not_at_every_retry(
+        tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    async def main() -> None:
+        journal = open_table(tmp_path / "t.db", "t1")
+        try:
+            async with Outbox(journal) as outbox:
+                desk = CommandDesk(outbox, SeatingControls(lambda: outbox.state))
+                nobody = LinkSettings(site="test", port=free_port(), backoff_first=0.005,
+                                      backoff_cap=0.01)
+                async with TableLink(nobody, outbox, desk) as link:
+                    while link.connects == 0 and len(caplog.records) < 400:
+                        await asyncio.sleep(0.01)
+                        if sum(r.levelno == logging.DEBUG for r in caplog.records) >= 20:
+                            break
+        finally:
+            journal.close()
+
+    with caplog.at_level(logging.DEBUG, logger="controller.sync.link"):
+        asyncio.run(main())
+    retries = [r for r in caplog.records if "reconnecting" in r.getMessage()]
+    assert len(retries) >= 20  # the link kept trying ...
+    assert sum(r.levelno >= logging.WARNING for r in retries) == 1  # ... and said so once
