@@ -14,6 +14,14 @@ given (a ``random.Random``). Imports only the standard library, ``controller.rul
 - :mod:`.penalties`: :class:`Penalties` that follow the player.
 - :mod:`.cash`: :class:`CashFloor` -- waiting lists, buy-ins and ratholing, sit-outs, rake.
 - :mod:`.payouts`, :mod:`.cancel`, :mod:`.sng`: prize pools, ICM, CANCEL-*, jackpots.
+- :mod:`.options`, :mod:`.standings`: what a floor tournament is created from, and its
+  snapshot (pure).
+
+Bridge side (not imported here; they use the bridge, the wire format's message models,
+SQLAlchemy and pydantic): :mod:`.service` (:class:`TournamentDirector`, the model joined to
+real tables through the bridge; its module docstring is the API a demo calls),
+:mod:`.floorwork` (reports, floor operations, commands), :mod:`.journal` (its inputs in
+the store, replayed after a restart) and :mod:`.schemas` (the REST API's models).
 """
 
 from .cancel import Compensation

@@ -21,9 +21,14 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
+from .entries import Stage
 from .errors import PayoutError
 from .payouts import icm_chop, split_cents
+
+if TYPE_CHECKING:
+    from .tournament import Tournament
 
 
 @dataclass(frozen=True, slots=True)
@@ -116,3 +121,25 @@ def cancel_jackpot(stacks: Mapping[str, int], fee: int, pool: int,
     shares = icm_chop([stacks[n] for n in names], vector)
     return {n: Compensation(fees=fee, prize=each + s, rule="CANCEL-6")
             for n, s in zip(names, shares, strict=True)}
+
+
+def cancel_tournament(t: Tournament) -> dict[str, Compensation]:
+    """Each player's compensation if ``t`` is cancelled now, by the stage it reached
+    (CANCEL-1..4, 6, 7); :meth:`Tournament.cancel` checks and marks it cancelled."""
+    if t.stage is Stage.REGISTERING:
+        paid: dict[str, int] = {}
+        for e in t.entries.values():
+            paid[e.player] = paid.get(e.player, 0) + e.paid_pool + e.paid_fees
+        return cancel_before_start(paid)
+    alive = t.alive()
+    stacks = {e.player: e.stack for e in alive}
+    fees = {e.player: e.paid_fees for e in alive}
+    bounties = {e.player: e.bounty for e in alive if e.bounty}
+    unpaid = list(t.prizes()[:len(alive)])
+    if t.setup.sit_and_go and t.setup.fixed_prizes:  # a jackpot game
+        return cancel_jackpot(stacks, t.setup.fee, t.pool.total, unpaid, unpaid=sum(unpaid))
+    if not t.in_the_money:
+        return cancel_before_money(stacks, fees, t.pool.collected + t.pool.added, bounties)
+    if len([ts for ts in t.floor.tables.values() if ts.players]) > 1:
+        return cancel_in_money(stacks, fees, unpaid, bounties)
+    return cancel_final_table(stacks, fees, unpaid, bounties)

@@ -44,14 +44,7 @@ from controller.clocks.structure import Level
 from controller.clocks.timebank import ExtensionChips
 from controller.rules.config import RulesProfile
 
-from .cancel import (
-    Compensation,
-    cancel_before_money,
-    cancel_before_start,
-    cancel_final_table,
-    cancel_in_money,
-    cancel_jackpot,
-)
+from .cancel import Compensation, cancel_tournament
 from .entries import Bust, Carry, Entry, HandResult, Stage, Status
 from .errors import DirectorError
 from .invariants import check_tournament
@@ -360,12 +353,13 @@ class Tournament:
         return moves
 
     # -- hands ----------------------------------------------------------------------------
-    def hand_started(self, table: int, rng: random.Random) -> None:
+    def hand_started(self, table: int, rng: random.Random, *, reported: bool = False) -> None:
         """A table deals: its pending busts who did not rebuy are out (TOURN-10); ``rng``
-        orders their equal starting stacks (TOURN-24)."""
+        orders their equal starting stacks (TOURN-24). ``reported``: the table has dealt
+        already (the bridge records what happened; TOURN-19 is the floor's to enforce)."""
         if self.stage is not Stage.RUNNING:
             raise DirectorError(f"the tournament is {self.stage}", "TOURN-1")
-        if table in self.floor.stopped_tables():
+        if not reported and table in self.floor.stopped_tables():
             raise DirectorError(f"table {table} is 3 or more players short: balance first",
                                 "TOURN-19")
         if self.floor.table(table).in_hand:
@@ -588,27 +582,6 @@ class Tournament:
         """Cancel now; each player's compensation by the stage reached (CANCEL-1..4, 6, 7)."""
         if self.stage in (Stage.FINISHED, Stage.CANCELLED):
             raise DirectorError(f"the tournament is {self.stage}", "CANCEL-9")
-        if self.stage is Stage.REGISTERING:
-            paid: dict[str, int] = {}
-            for e in self.entries.values():
-                paid[e.player] = paid.get(e.player, 0) + e.paid_pool + e.paid_fees
-            result = cancel_before_start(paid)
-        else:
-            alive = self.alive()
-            stacks = {e.player: e.stack for e in alive}
-            fees = {e.player: e.paid_fees for e in alive}
-            bounties = {e.player: e.bounty for e in alive if e.bounty}
-            unpaid = list(self.prizes()[:len(alive)])
-            if self.setup.sit_and_go and self.setup.fixed_prizes:  # a jackpot game
-                result = cancel_jackpot(stacks, self.setup.fee, self.pool.total,
-                                        unpaid, unpaid=sum(unpaid))
-            elif not self.in_the_money:
-                pool = self.pool.collected + self.pool.added
-                result = cancel_before_money(stacks, fees, pool, bounties)
-            elif len([t for t in self.floor.tables.values() if t.players]) > 1:
-                result = cancel_in_money(stacks, fees, unpaid, bounties)
-            else:
-                result = cancel_final_table(stacks, fees, unpaid, bounties)
+        result = cancel_tournament(self)
         self.stage = Stage.CANCELLED
         return result
-

@@ -1,0 +1,192 @@
+"""What the director's API takes and returns (Base/Create/Public families, as in the
+FastAPI full-stack template). Nothing here can carry a hole card: the director never
+holds one. Bridge side (pydantic); not part of the pure core."""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints
+
+WireId = Annotated[str, StringConstraints(min_length=1, max_length=64,
+                                          pattern=r"^[A-Za-z0-9_.:-]+$")]
+Money = Annotated[int, Field(ge=0, le=10**10, description="cents")]
+
+
+class BreakCreate(BaseModel):
+    """A break after a level, with the chip denominations a colour-up takes off."""
+
+    model_config = ConfigDict(extra="forbid")
+    after_level: Annotated[int, Field(ge=1, le=18)]
+    minutes: Annotated[float, Field(gt=0, le=120)]
+    colour_up: Annotated[list[Annotated[int, Field(gt=0, le=10**6)]], Field(max_length=6)] = []
+
+
+class TournamentBase(BaseModel):
+    """A tournament as published."""
+
+    model_config = ConfigDict(extra="forbid")
+    name: Annotated[str, StringConstraints(min_length=1, max_length=64, strip_whitespace=True)]
+    structure: Literal["standard", "turbo"] = "standard"
+    starting_stack: Annotated[int, Field(gt=0, le=10**9)] = 5_000
+    buy_in: Money = 10_000
+    fee: Money = 0
+
+
+class TournamentCreate(TournamentBase):
+    """Create a tournament over tables (wire id -> seats) with players registered now."""
+
+    tables: Annotated[dict[WireId, Annotated[int, Field(ge=2, le=10)]],
+                      Field(min_length=1, max_length=64)]
+    players: Annotated[list[WireId], Field(max_length=2000)] = []
+    level_minutes: Annotated[float, Field(gt=0, le=240)] | None = None
+    breaks: Annotated[list[BreakCreate], Field(max_length=10)] = []
+    late_registration_levels: Annotated[int, Field(ge=0, le=18)] = 0
+    seed: Annotated[int, Field(ge=0, le=2**31)] = 0
+    hand_for_hand_margin: Annotated[int, Field(ge=0, le=20)] = 1
+    auto_balance: bool = Field(False, description="carry out balancing and breaking at once "
+                               "(otherwise the director confirms the suggestions)")
+
+
+class PlayerCreate(BaseModel):
+    """Register a player (a late entry once the tournament runs, TOURN-4/5)."""
+
+    model_config = ConfigDict(extra="forbid")
+    player: WireId
+
+
+class BalanceConfirm(BaseModel):
+    """Carry out the suggested moves shown with ``version``."""
+
+    model_config = ConfigDict(extra="forbid")
+    version: Annotated[int, Field(ge=0, le=2**62)] | None = None
+
+
+class LastHandsCreate(BaseModel):
+    """TOURN-27: the card drawn (3..7), or none to draw it here."""
+
+    model_config = ConfigDict(extra="forbid")
+    card: Annotated[int, Field(ge=3, le=7)] | None = None
+
+
+class DirectorSeatPublic(BaseModel):
+    """A player at a table."""
+
+    seat: int
+    player: str
+    stack: int
+    arriving: bool
+
+
+class DirectorTablePublic(BaseModel):
+    """A table of the tournament as it reports itself."""
+
+    table: str
+    number: int
+    seats: int
+    players: list[DirectorSeatPublic]
+    closed: bool
+    paused: bool
+    hand_for_hand: bool
+    in_hand: bool
+    hands: int
+    h4h_state: str | None
+
+
+class MovePublic(BaseModel):
+    """One suggested move (from_table None: a new entry)."""
+
+    player: str
+    from_table: str | None
+    from_seat: int | None
+    to_table: str
+    to_seat: int
+    rule: str
+
+
+class FloorWorkPublic(BaseModel):
+    """A floor operation: balance (TOURN-19/20), break (TOURN-21) or redraw (TOURN-28)."""
+
+    op: str
+    table: str | None
+    moves: list[MovePublic]
+
+
+class BalancingPublic(BaseModel):
+    """What the floor would do now, and the version to confirm it with."""
+
+    version: int
+    auto_balance: bool
+    suggestions: list[FloorWorkPublic]
+
+
+class HandForHandPublic(BaseModel):
+    """TOURN-22: on, the hand being played, the tables still playing it."""
+
+    on: bool
+    hand: int
+    waiting_for: list[str]
+
+
+class PlacePublic(BaseModel):
+    """An entry's finishing place (a shared place spans place..place_to) and prize."""
+
+    entry: str
+    player: str
+    place: int
+    place_to: int
+    prize: int
+
+
+class PlacesPublic(BaseModel):
+    """Places so far and the prize table."""
+
+    places: list[PlacePublic]
+    prizes: list[int]
+    prize_pool: int
+    places_paid: int
+    winner: str | None
+
+
+class BlindsPublic(BaseModel):
+    small_blind: int
+    big_blind: int
+    ante: int
+
+
+class LastHandsPublic(BaseModel):
+    card: int
+    done: bool
+    played: dict[str, int]
+
+
+class TournamentPublic(BaseModel):
+    """The tournament now."""
+
+    id: str
+    name: str
+    stage: str
+    level: int
+    blinds: BlindsPublic
+    on_break: bool
+    seconds_left: float
+    clock_paused: bool
+    players_left: int
+    entries: int
+    registered: list[str]
+    places_paid: int
+    in_the_money: bool
+    prize_pool: int
+    prizes: list[int]
+    chips_in_play: int
+    average_stack: int
+    auto_balance: bool
+    version: int
+    hand_for_hand: HandForHandPublic
+    last_hands: LastHandsPublic | None
+    tables: list[DirectorTablePublic]
+    suggestions: list[FloorWorkPublic]
+    places: list[PlacePublic]
+    figures: dict[str, int]
+    anomalies: list[str]
+    winner: str | None

@@ -1,0 +1,84 @@
+"""The director's snapshot for the API, the dashboard and the demo: the field, the tables
+as they report themselves, hand-for-hand, places and prizes (TOURN-1, -22, -24, -27).
+
+Pure reading; JSON-able values only. Hole cards are never part of it (the director never
+holds any).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from .entries import Stage, Status
+
+if TYPE_CHECKING:
+    from .service import TournamentDirector
+
+
+def places(d: TournamentDirector) -> list[dict[str, Any]]:
+    """Entries placed so far, best first, with their prize (cents, bounties included)."""
+    t = d.model
+    pay = t.payouts() if t.stage is Stage.FINISHED else {}
+    prizes = t.prizes()
+    out = []
+    for key, (best, worst) in t.places().items():
+        e = t.entries[key]
+        prize = pay.get(key, sum(prizes[p - 1] for p in range(best, worst + 1)
+                                 if p <= len(prizes)) // (worst - best + 1))
+        out.append({"entry": key, "player": e.player, "place": best, "place_to": worst,
+                    "prize": 0 if e.status is Status.DISQUALIFIED else prize})
+    return sorted(out, key=lambda p: (p["place"], p["entry"]))
+
+
+def snapshot(d: TournamentDirector) -> dict[str, Any]:
+    t = d.model
+    now = d.clock()
+    clock = d.level_clock
+    level = t.level_in_force() if t.level else t.setup.structure.level(1)
+    h4h = d.h4h
+    lh = d.last_hands
+    tables = []
+    for wire, view in d.views.items():
+        chart = t.floor.tables[view.number]
+        seats = sorted(set(view.seats) | set(chart.players))
+        players = []
+        for s in seats:
+            player = view.seats.get(s) or chart.players.get(s)
+            if player is None or player not in t.current:
+                continue
+            players.append({"seat": s, "player": player, "stack": t.entry(player).stack,
+                            "arriving": view.seats.get(s) != chart.players.get(s)})
+        tables.append({"table": wire, "number": view.number, "seats": chart.seats,
+                       "players": players, "closed": view.closed or view.number in
+                       t.floor.closed, "paused": view.paused,
+                       "hand_for_hand": view.hand_for_hand, "in_hand": chart.in_hand,
+                       "hands": view.hands,
+                       "h4h_state": None if h4h is None or view.number not in h4h.state
+                       else h4h.state[view.number].value})
+    alive = t.alive()
+    return {
+        "id": d.id, "name": t.setup.name, "stage": t.stage.value, "level": t.level,
+        "blinds": {"small_blind": level.small_blind, "big_blind": level.big_blind,
+                   "ante": level.ante},
+        "on_break": clock.on_break, "seconds_left": round(clock.seconds_left(now), 1),
+        "clock_paused": clock.paused,
+        "players_left": len(alive), "entries": len(t.entries),
+        "registered": sorted(t.current), "places_paid": t.places_paid(),
+        "in_the_money": t.in_the_money, "prize_pool": t.pool.total,
+        "prizes": list(t.prizes()[:t.places_paid()]),
+        "chips_in_play": t.chips_in_play(),
+        "average_stack": t.chips_in_play() // len(alive) if alive else 0,
+        "auto_balance": d.options.auto_balance, "version": d.version,
+        "hand_for_hand": {"on": h4h is not None, "hand": h4h.hand if h4h else 0,
+                          "waiting_for": sorted(d.wires[n] for n, s in h4h.state.items()
+                                                if s is not s.WAITING) if h4h else []},
+        "last_hands": None if lh is None else {
+            "card": lh.card, "done": lh.done,
+            "played": {d.wires[n]: c for n, c in lh.dealt.items()}},
+        "tables": tables,
+        "suggestions": d.suggestions() if t.stage is Stage.RUNNING else [],
+        "places": places(d),
+        "figures": dict(d.figures), "anomalies": list(d.anomalies[-20:]),
+        "winner": (alive[0].player if t.stage is Stage.FINISHED and len(alive) == 1
+                   else None),
+    }
