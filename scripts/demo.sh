@@ -1,16 +1,13 @@
 #!/usr/bin/env bash
-# README's first command. Until the floor demo exists (issue 10), it replays real hand
-# histories through the rules engine: ../shared/phh beside the checkout, or the folders
-# or files you name.
+# README's first command: a whole floor on this machine (issue 10). It makes the virtual
+# environment on first use, then runs `pitboss demo`: an MQTT broker (the embedded one, or
+# the Mosquitto already listening on localhost:1883), the host bridge and its dashboard,
+# one table controller process per table, and a small tournament with fast clocks.
+# Options go to the demo, e.g. bash scripts/demo.sh --tables 6 --players 40 --speed 40
+# (bash scripts/demo.sh --help lists them). Ctrl-C stops everything it started.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/venv.sh
-if [ $# -gt 0 ]; then
-    exec .venv/bin/pitboss replay "$@"
-fi
-if [ -d ../shared/phh ]; then
-    exec .venv/bin/pitboss replay ../shared/phh
-fi
-echo "No hand histories beside this checkout (../shared/phh)." >&2
-echo "Name .phh/.phhs files or folders: bash scripts/demo.sh PATH..." >&2
-exit 2
+# exec: the demo takes the terminal's Ctrl-C itself and stops the tables, the bridge and
+# the broker in order; nothing is left running
+exec .venv/bin/pitboss demo "$@"

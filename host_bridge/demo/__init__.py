@@ -1,0 +1,18 @@
+"""``pitboss demo``: a whole floor on one machine, with one command (issue 10).
+
+An MQTT broker (the embedded amqtt, or Mosquitto when one is named or already listening
+on localhost:1883), the host bridge on SQLite with its dashboard, one table controller
+process per table on the virtual profile (mock readers, the virtual dealer and bots), and
+a small tournament with accelerated clocks run by the bridge's director, shown live in
+the terminal with ``rich``. Ctrl-C stops everything and leaves nothing behind.
+
+- :mod:`.cli`: the command line (``main(argv)``).
+- :mod:`.floor`: :class:`~.floor.DemoRun`, one run from start to an orderly stop.
+- :mod:`.broker`: which broker, and the embedded one.
+- :mod:`.tables`: the table controllers as child processes.
+- :mod:`.game`: what the tables play (the tournament, or cash games).
+- :mod:`.progress`: the terminal view.
+
+The bridge's rooms may not import the live table (DESIGN.md), so the tables run only as
+``python -m controller.app table run ...`` processes, exactly as on a floor.
+"""
