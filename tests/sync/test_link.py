@@ -54,6 +54,9 @@ def test_events_reach_host_exactly_once_in_order_through_chaos(
             assert rec.duplicates > 0 and len(rec.asked) > 0  # the chaos did happen
             assert host.ack_chaos > 0  # both ways
             assert acks == sorted(acks)  # a stale or repeated ack never moves it back
+            async with asyncio.timeout(GUARD):  # the journal records acks every 0.2 s
+                while stack.journal.acked < stack.outbox.last_seq:
+                    await asyncio.sleep(0.02)
             assert stack.journal.acked == stack.outbox.last_seq
             assert_host_matches_table(host, stack.journal)
 
