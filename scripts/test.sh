@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The test command (README's second command; CI runs exactly this after .ci/run installs
 # the system packages). It makes the virtual environment on first use, then runs
-# ruff, mypy --strict on the rules engine, and pytest. Extra arguments go to pytest.
+# ruff, mypy --strict on every room of the controller and the host bridge, and pytest.
+# Extra arguments go to pytest.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/venv.sh
@@ -11,8 +12,8 @@ if command -v npm >/dev/null && [ ! -d tests/firmware/mpy/node_modules ]; then
 fi
 echo "== ruff"
 .venv/bin/ruff check .
-echo "== mypy --strict (rules, chip race, clocks, devices, table, sync, host bridge)"
+echo "== mypy --strict (rules, chip race, clocks, devices, table, sync, app, host bridge)"
 .venv/bin/mypy --strict controller/rules controller/chiprace controller/clocks controller/devices \
-    controller/table controller/sync host_bridge
+    controller/table controller/sync controller/app.py controller/table_runner.py host_bridge
 echo "== pytest"
 .venv/bin/pytest "$@"
