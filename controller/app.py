@@ -103,9 +103,14 @@ def clock_snapshot(clock: wire.ClockSnapshot) -> ClockSnapshot:
 def _seat_event(event: te.TableEvent) -> TableEvent | None:
     """The wire form of a table event outside a hand (None: not for the journal)."""
     match event:
-        case te.SeatTaken(seat=seat, player=player, stack=stack):
+        case te.SeatTaken(seat=seat, player=player, stack=stack, extension_chips=chips,
+                          penalty_hands=penalty, clock=clock):  # PEN-5, TOURN-32
             return wire.TableChanged(change="player_seated", seat=seat, player=player,
-                                     stack=stack)
+                                     stack=stack, extension_chips=chips,
+                                     penalty_hands=penalty, clock=_clock(clock))
+        case te.PenaltyServed(seat=seat, player=player, hands_left=left):  # PEN-4
+            return wire.TableChanged(change="penalty_served", seat=seat, player=player,
+                                     penalty_hands=left)
         case te.SeatLeft(seat=seat, player=player, stack=stack):
             return wire.TableChanged(change="player_removed", seat=seat, player=player,
                                      stack=stack)
@@ -358,13 +363,15 @@ class TableCommands:
                     raise CommandRefused(f"the structure has {len(t.levels)} levels")
                 steps = level - t.level_no
                 return self._run(command_id, lambda: [t.next_level() for _ in range(steps)])
-            case SeatPlayer(seat=seat, player=player, stack=stack):
+            case SeatPlayer(seat=seat, player=player, stack=stack, extension_chips=chips,
+                            penalty_hands=penalty):  # what follows a moved player: PEN-5
                 there = next((s.number for s in t.roster.occupied() if s.player == player),
                              None)
                 if there is not None:
                     raise CommandRefused(f"player {player} is already seated at seat {there}; "
                                          "remove or move them first")
-                return self._run(command_id, lambda: t.take_seat(seat, player, stack))
+                return self._run(command_id, lambda: t.take_seat(
+                    seat, player, stack, extension_chips=chips, penalty_hands=penalty))
             case RemovePlayer(seat=seat):
                 return self._run(command_id, lambda: t.leave_seat(seat))
             case MovePlayer(seat=seat, to_table=to_table):
@@ -386,7 +393,8 @@ def restore(table: Table, state: PublicState, sink: TableJournal) -> None:
     misdeal last: that layout is dealt again (LIVE-25, CRASH-1).
 
     The clocks continue from the journal's last snapshot (issue 5: level, time left, break,
-    pause, time-bank extension chips); a running level clock counts the time the
+    pause, time-bank extension chips, those a moved player brought included); a penalty
+    still to serve is restored with the seat (PEN-4/5); a running level clock counts the time the
     controller was down, and what that time changed (a level, a break) is journaled now.
     A host-run clock shows UNSYNCED until the host syncs it again.
 
@@ -394,9 +402,10 @@ def restore(table: Table, state: PublicState, sink: TableJournal) -> None:
     with sink.muted():
         for seat in list(table.roster.occupied()):
             table.leave_seat(seat.number)
-        for view in state.seats:
-            table.take_seat(view.seat, view.player, view.stack)
-            if view.sitting_out:
+        for view in state.seats:  # a penalty still to serve sits them out (PEN-4/5)
+            table.take_seat(view.seat, view.player, view.stack,
+                            penalty_hands=view.penalty_hands or None)
+            if view.sitting_out and not view.penalty_hands:
                 table.sit_out(view.seat)
         table.hand_no = state.hand_no
         if state.paused:

@@ -232,7 +232,7 @@ def _apply_change(session: Session, table: PokerTable, event: TableChanged, seq:
         if event.level is not None and event.level != table.level:  # the host's clock
             table.level = event.level
             session.add(LevelRecord(table_id=table.id, seq=seq, level=event.level, ts=ts))
-    elif change in ("hand_released", "sat_out", "came_back"):
+    elif change in ("hand_released", "sat_out", "came_back", "penalty_served"):
         pass  # the floor model keeps no more than the event log already holds
     elif change in ("player_removed", "player_moved", "player_busted") and \
             event.seat is not None:

@@ -363,7 +363,7 @@ TableChange = Literal[
     "paused", "resumed", "level_set", "clock_called", "hand_for_hand",
     "colour_up_scheduled", "player_seated", "player_removed", "player_moved", "table_closed",
     "sat_out", "came_back", "player_busted", "hand_released", "clock_synced",
-    "break_started", "break_ended",
+    "break_started", "break_ended", "penalty_served",
 ]
 
 
@@ -402,6 +402,10 @@ class TableChanged(Frozen):
     colour_up: tuple[Annotated[int, Field(ge=1)], ...] = ()  # break_started: chips leaving
     offset_s: float | None = None  # clock_synced: how far the table was off (+: ahead)
     clock: ClockSnapshot | None = None  # the clocks after this change (restart)
+    # player_seated: what a moved player brought (PEN-5, TOURN-32; None: nothing);
+    # penalty_served: the hands still to serve (PEN-4)
+    extension_chips: Count | None = None
+    penalty_hands: Count | None = None
 
 
 class ShotClockReport(Frozen):

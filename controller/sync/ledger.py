@@ -194,7 +194,14 @@ def _fold_change(state: PublicState, event: TableChanged) -> PublicState:
         return state.model_copy(update={"colour_up_at_level": event.level})
     if change == "player_seated" and event.seat is not None and event.player is not None \
             and event.stack is not None and event.seat not in seats:
-        seats[event.seat] = SeatView(seat=event.seat, player=event.player, stack=event.stack)
+        penalty = event.penalty_hands or 0  # PEN-5: a penalty brought along sits them out
+        seats[event.seat] = SeatView(seat=event.seat, player=event.player, stack=event.stack,
+                                     sitting_out=penalty > 0, penalty_hands=penalty)
+        state = _carried_chips(state, event.player, event.extension_chips)
+        return state.model_copy(update={"seats": tuple(seats[k] for k in sorted(seats))})
+    if change == "penalty_served" and event.seat in seats and event.penalty_hands is not None:
+        seats[event.seat] = seats[event.seat].model_copy(  # PEN-4: hands still to serve
+            update={"penalty_hands": event.penalty_hands})
         return state.model_copy(update={"seats": tuple(seats[k] for k in sorted(seats))})
     if change in ("sat_out", "came_back") and event.seat is not None and event.seat in seats:
         seats[event.seat] = seats[event.seat].model_copy(
@@ -216,15 +223,20 @@ def _fold_change(state: PublicState, event: TableChanged) -> PublicState:
     raise JournalError(f"table change {change!r} does not apply: {event}")
 
 
+def _carried_chips(state: PublicState, player: str, chips: int | None) -> PublicState:
+    """A seated player's time-bank extension chips (TOURN-32) in the clocks' snapshot."""
+    if chips is None or state.clock is None:
+        return state
+    held = dict(state.clock.chips)
+    held[player] = chips
+    clock = state.clock.model_copy(update={"chips": tuple(sorted(held.items()))})
+    return state.model_copy(update={"clock": clock})
+
+
 def _fold_extension(state: PublicState, event: ShotClockReport, left: int) -> PublicState:
     """A time-bank extension chip spent: the player's count in the clocks' snapshot."""
     seat = _seat_stacks(state).get(event.seat)
-    if seat is None or state.clock is None:
-        return state
-    chips = dict(state.clock.chips)
-    chips[seat.player] = left
-    clock = state.clock.model_copy(update={"chips": tuple(sorted(chips.items()))})
-    return state.model_copy(update={"clock": clock})
+    return state if seat is None else _carried_chips(state, seat.player, left)
 
 
 def fold(state: PublicState, event: LedgerEvent) -> PublicState:
@@ -300,7 +312,9 @@ class SeatingControls:
                     raise CommandRefused(f"seat {seat} is taken by {seats[seat].player}")
                 if any(s.player == player for s in st.seats):
                     raise CommandRefused(f"player {player} is already seated")
-                return change(change="player_seated", seat=seat, player=player, stack=stack)
+                return change(change="player_seated", seat=seat, player=player, stack=stack,
+                              extension_chips=command.extension_chips,
+                              penalty_hands=command.penalty_hands or None)
             case RemovePlayer(seat=seat):
                 need_seated(seat)
                 need_no_hand("remove a player")

@@ -20,7 +20,14 @@ from __future__ import annotations
 import json
 from typing import Annotated, Any, Final, Literal, TypeVar
 
-from pydantic import BaseModel, Field, TypeAdapter, ValidationError
+from pydantic import (
+    BaseModel,
+    Field,
+    SerializerFunctionWrapHandler,
+    TypeAdapter,
+    ValidationError,
+    model_serializer,
+)
 
 from controller.sync.errors import MessageRejected
 from controller.sync.events import (
@@ -139,6 +146,7 @@ class SeatView(_Frozen):
     player: _Id
     stack: _Chips
     sitting_out: bool = False
+    penalty_hands: _Count = 0  # PEN-4/5: hands still to sit out (dealt in, killed)
 
 
 class HandLayout(_Frozen):
@@ -241,12 +249,28 @@ class ScheduleColourUp(_Frozen):
 
 
 class SeatPlayer(_Frozen):
-    """Seat a player with a stack."""
+    """Seat a player with a stack. A player moved from another table brings what follows
+    them (PEN-5, TOURN-32): ``extension_chips``, the time-bank chips they hold (None: the
+    table's default for a newcomer), and ``penalty_hands``, the hands of a penalty still to
+    serve (an orbit penalty converted to hands by the director, PEN-2; None or 0: none)."""
 
     name: Literal["seat_player"] = "seat_player"
     seat: _Seat
     player: _Id
     stack: Annotated[int, Field(gt=0)]
+    extension_chips: Annotated[int, Field(ge=0, le=1000)] | None = None
+    penalty_hands: Annotated[int, Field(ge=0, le=10_000)] | None = None
+
+    @model_serializer(mode="wrap")
+    def _without_nothing_carried(self, handler: SerializerFunctionWrapHandler) -> Any:
+        """Nothing carried, nothing sent: a table built before these fields (which refuses
+        unknown ones) still takes an ordinary seat command."""
+        data = handler(self)
+        if isinstance(data, dict):
+            for key in ("extension_chips", "penalty_hands"):
+                if data.get(key) is None:
+                    data.pop(key, None)
+        return data
 
 
 class RemovePlayer(_Frozen):

@@ -29,12 +29,17 @@ class Choice:
 # ---------------------------------------------------------------- seats
 @dataclass(frozen=True, slots=True)
 class SeatTaken:
-    """A player sat down at ``seat`` with ``stack`` chips."""
+    """A player sat down at ``seat`` with ``stack`` chips; a player moved from another
+    table may bring ``extension_chips`` (time bank) and ``penalty_hands`` still to sit out
+    (PEN-5, TOURN-32); None: nothing carried."""
 
     secret: ClassVar[bool] = False
     seat: int
     player: str
     stack: int
+    extension_chips: int | None = None
+    penalty_hands: int | None = None
+    clock: ClockSnapshot | None = field(default=None, compare=False)  # with carried chips
 
 
 @dataclass(frozen=True, slots=True)
@@ -416,6 +421,18 @@ class PlayerBusted:
 
 
 @dataclass(frozen=True, slots=True)
+class PenaltyServed:
+    """PEN-4: the player at ``seat``, serving a hands penalty, had hand ``hand_no`` dealt
+    and killed; ``hands_left`` still to serve (0: they play from the next hand)."""
+
+    secret: ClassVar[bool] = False
+    hand_no: int
+    seat: int
+    player: str
+    hands_left: int
+
+
+@dataclass(frozen=True, slots=True)
 class HandForHandSet:
     """The floor started (``on``) or stopped hand-for-hand play (TOURN-22)."""
 
@@ -524,7 +541,7 @@ TableEvent = (
     | ActionCorrected | HandShown | PotAwarded | HandEnded | MisdealDeclared | Irregularity
     | Rejected | LevelChanged | ClockCall | ExtensionTaken | ClockRuled | TablePaused
     | BreakStarted | BreakEnded | ClockSynced
-    | PlayerBusted | HandForHandSet | HandReleased
+    | PlayerBusted | PenaltyServed | HandForHandSet | HandReleased
     | ColourUpScheduled | ColourUpStarted | ChipsCounted | RaceCardDealt | RaceDealtAgain
     | RaceChipsAwarded | ColourUpStepUndone | ColourUpCancelled | StacksColouredUp
 )

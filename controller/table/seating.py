@@ -1,8 +1,20 @@
 """Seats and the deck between hands: players sit down, leave, sit out and come back; a new
-deck is enrolled card by card and the deck is counted at the shuffle (CARD-1)."""
+deck is enrolled card by card and the deck is counted at the shuffle (CARD-1).
+
+What follows a player moved from another table (PEN-5, TOURN-32), as the host sends it
+with the seat: their time-bank extension chips (given to the table's
+:class:`~controller.clocks.timebank.ExtensionChips`) and the hands of a penalty still to
+serve. A penalised player sits out: in a tournament they are dealt in, their blinds and
+antes are posted and the hand is killed (BLIND-7, PEN-4 [conv]); every hand played to its
+end while they are seated counts, dealt in or not (PEN-4), a misdeal's hand does not (it
+is dealt again, LIVE-25). Each count is journaled (:class:`PenaltyServed`); at 0 the
+player comes back (:class:`CameBack`) and plays from the next hand. The dealer cannot
+bring them back earlier.
+"""
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -11,11 +23,24 @@ from controller.rules.cards import DECK
 
 from .base import Stage, console
 from .deck import DeckCount, DeckMap, Enrolment
-from .events import CameBack, DeckChecked, DeckEnrolled, SatOut, SeatLeft, SeatTaken, TableEvent
-from .seats import Roster, SeatError
+from .events import (
+    CameBack,
+    DeckChecked,
+    DeckEnrolled,
+    PenaltyServed,
+    SatOut,
+    SeatLeft,
+    SeatTaken,
+    TableEvent,
+)
+from .seats import Roster, SeatError, SeatState
 
 if TYPE_CHECKING:
+    from controller.rules.button import Positions
+
     from .timing import TableClocks
+
+log = logging.getLogger("pitboss.table")
 
 
 class SeatsAndDeck:
@@ -28,6 +53,9 @@ class SeatsAndDeck:
     enrolment: Enrolment | None
     count: DeckCount | None
     clocks: TableClocks
+    hand_no: int
+    redeal: Positions | None
+    penalties: dict[str, int]  # PEN-4/5: player -> hands of a penalty still to serve
     _depth: int
     _quiet: bool
 
@@ -45,14 +73,36 @@ class SeatsAndDeck:
         return True
 
     @console
-    def take_seat(self, seat: int, player: str, stack: int) -> bool:
+    def take_seat(self, seat: int, player: str, stack: int, *,
+                  extension_chips: int | None = None, penalty_hands: int | None = None
+                  ) -> bool:
+        """A player sits down; one moved from another table brings ``extension_chips``
+        (None: the table's default for a newcomer) and ``penalty_hands`` still to serve
+        (PEN-5, TOURN-32; see the module docstring)."""
         if not self._between_hands("taking a seat"):
             return False
+        if (extension_chips or 0) < 0 or (penalty_hands or 0) < 0:
+            return self.reject(f"a player brings 0 or more extension chips and penalty "
+                               f"hands, not {extension_chips} and {penalty_hands}",
+                               "PEN-5", "seats")
         try:
             self.roster.take(seat, player, stack)
         except SeatError as exc:
             return self.reject(str(exc), None, "seats")
-        self.emit(SeatTaken(seat, player, stack))
+        penalty = penalty_hands or 0
+        self.penalties.pop(player, None)
+        if penalty:  # PEN-4: sits out (dealt in and killed in a tournament, BLIND-7)
+            self.roster.sit_out(seat)
+            self.penalties[player] = penalty
+        bank, carried = self.clocks.extensions, extension_chips
+        if carried is not None and bank is None:
+            log.warning("player %s brought %d extension chips, but this table has no time "
+                        "bank: give the table ExtensionChips to honour them", player, carried)
+            carried = None
+        elif carried is not None and bank is not None:
+            bank.carry_in(player, carried)
+        self.emit(SeatTaken(seat, player, stack, carried, penalty or None,
+                            clock=None if carried is None else self.clocks.snapshot()))
         return True
 
     @console
@@ -63,8 +113,27 @@ class SeatsAndDeck:
             left = self.roster.leave(seat)
         except SeatError as exc:
             return self.reject(str(exc), None, "seats")
+        self.penalties.pop(left.player, None)  # a move: the host carries it (PEN-5)
         self.emit(SeatLeft(seat, left.player, left.stack))
         return True
+
+    def serve_penalties(self) -> None:
+        """PEN-4: a hand is over. Every seated player serving a penalty counts it (a
+        misdeal's hand is dealt again and does not count); at 0 they play again."""
+        if self.redeal is not None:
+            return
+        for s in self.roster.occupied():
+            left = self.penalties.get(s.player, 0) - 1
+            if left < 0:
+                continue
+            self.emit(PenaltyServed(self.hand_no, s.number, s.player, left))
+            if left:
+                self.penalties[s.player] = left
+                continue
+            del self.penalties[s.player]
+            if s.state is SeatState.SITTING_OUT:
+                self.roster.come_back(s.number)
+                self.emit(CameBack(s.number))
 
     @console
     def sit_out(self, seat: int) -> bool:
@@ -77,6 +146,11 @@ class SeatsAndDeck:
 
     @console
     def come_back(self, seat: int) -> bool:
+        owed = self.penalties.get(self.roster.seats[seat].player, 0) \
+            if seat in self.roster.seats else 0
+        if owed:
+            return self.reject(f"seat {seat} is serving a penalty: {owed} more hands "
+                               "before they play again", "PEN-4", "seats")
         try:
             self.roster.come_back(seat)
         except SeatError as exc:

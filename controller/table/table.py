@@ -146,6 +146,7 @@ class Table(SeatsAndDeck):
         self.redeal: Positions | None = None  # after a misdeal: the same positions again
         self.hand_for_hand = False  # TOURN-22: deal only the hands the floor releases
         self.released = False  # hand-for-hand: the next hand may be dealt
+        self.penalties = {}  # PEN-4/5: hands still to serve (seating.py)
         self.enrolment: Enrolment | None = None
         self.count: DeckCount | None = None
         self.where: dict[bytes, str] = {}  # uid -> the card reader it lies on now
@@ -549,6 +550,7 @@ class Table(SeatsAndDeck):
         self.held.clear()
         self.prompts.clear()
         self.stage = Stage.IDLE
+        self.serve_penalties()  # PEN-4: the hand counts for players serving a penalty
         if self.tournament:  # a player left with no chips leaves at once
             hand_for_hand.bust_players(self, self.hand_no)
 

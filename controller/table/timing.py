@@ -497,7 +497,7 @@ class TableClocks:
     def restore(self, snap: ClockSnapshot) -> None:
         """Continue the clocks from the journal's last snapshot (see the module
         docstring); what happened while the controller was down is journaled now."""
-        if self.extensions is not None and snap.stage is not None:
+        if self.extensions is not None and (snap.stage is not None or snap.chips):
             self.extensions.restore({"stage": snap.stage, "chips": dict(snap.chips)})
         if self.host is None or self.level is None:
             return

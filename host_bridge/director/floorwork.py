@@ -36,6 +36,8 @@ from .seating import Floor, Move
 from .tournament import Tournament
 
 log = logging.getLogger(__name__)
+INSIST_TRIES = 40  # tries of a seating command a table keeps refusing (a colour-up...)
+INSIST_PAUSE_S = 0.5  # between tries after a refusal or no reply
 
 
 @dataclass(slots=True)
@@ -115,6 +117,10 @@ class FloorWork:
             self._hand_void(view)
         elif kind == "table_changed":
             self._table_changed(view, ev)
+        elif kind == "shot_clock" and ev.get("what") == "extension" \
+                and ev.get("chips_left") is not None and ev.get("seat") in view.seats:
+            # a time-bank chip spent: the host's count follows (it goes with a move)
+            self.model.time_bank.carry_in(view.seats[ev["seat"]], int(ev["chips_left"]))
         elif kind == "stack_adjusted" and ev.get("reason") == "colour_up":
             after = {view.seats[a["seat"]]: int(a["after"]) for a in ev.get("seats", ())
                      if a.get("seat") in view.seats}
@@ -178,7 +184,10 @@ class FloorWork:
         self.check()
 
     def _hand_void(self, view: TableView) -> None:
-        """A void hand or misdeal: stacks back, the same hand is dealt again."""
+        """A void hand or misdeal: stacks back, the same hand is dealt again (it does not
+        count toward a penalty either, PEN-4)."""
+        if view.hand is not None:
+            self.model.penalties.hand_voided(view.hand.players)
         view.hand = None
         self.model.floor.tables[view.number].in_hand = False
         h4h = self.h4h
@@ -337,23 +346,35 @@ class FloorWork:
                 arrive.append((wire, seat, player))
                 if player in shown:
                     leave.append((*shown[player], player, wire))
-        await asyncio.gather(*(self._command(w, MovePlayer(seat=s, to_table=to))
-                               for w, s, _, to in leave))
-        await self._until(lambda: all(self.views[w].seats.get(s) != p
-                                      for w, s, p, _ in leave))
+        await asyncio.gather(*(self._insist(
+            w, MovePlayer(seat=s, to_table=to),
+            self._seated(w, s, p, False))
+            for w, s, p, to in leave))
         for _, _, player, _ in leave:
             reported = next((v.moved_stacks.pop(player) for v in self.views.values()
                              if player in v.moved_stacks), None)
             if reported is not None and reported != self.model.entry(player).stack:
                 self._anomaly(f"{player} left with {reported} chips; the director has "
                               f"{self.model.entry(player).stack}")
-        await asyncio.gather(*(self._command(w, SeatPlayer(
-            seat=s, player=p, stack=self.model.entry(p).stack)) for w, s, p in arrive))
-        await self._until(lambda: all(self.views[w].seats.get(s) == p for w, s, p in arrive))
+        await asyncio.gather(*(self._insist(
+            w, self._seat_command(s, p),
+            self._seated(w, s, p, True))
+            for w, s, p in arrive))
         for number in sorted(floor.closed):
             view = self.views[self.wires[number]]
             if not view.closed and not view.seats:
                 await self._command(view.wire, CloseTable())
+
+    def _seat_command(self, seat: int, player: str) -> SeatPlayer:
+        """Seat ``player`` with the model's stack and what follows them from table to table
+        (PEN-5, TOURN-32): the hands of a penalty still to serve (rounds were converted to
+        hands when given, PEN-2) and the time-bank chips the host knows they hold (None:
+        the host has no count, the table gives a newcomer's)."""
+        carry = self.model.carry(player)
+        known = player in self.model.time_bank.state()["chips"]
+        return SeatPlayer(seat=seat, player=player, stack=self.model.entry(player).stack,
+                          extension_chips=carry.time_bank_chips if known else None,
+                          penalty_hands=carry.penalty_hands or None)
 
     # -- holding tables and waiting for reports ---------------------------------------------
     async def _hold(self, wires: Sequence[str]) -> None:
@@ -373,8 +394,31 @@ class FloorWork:
         lh = self.last_hands
         return lh is not None and wire in self.numbers and not lh.may_deal(self.numbers[wire])
 
-    async def _until(self, ready: Callable[[], bool], timeout_s: float | None = None) -> bool:
-        """Wait until ``ready()`` holds after some report; False on timeout (noted)."""
+    def _seated(self, wire: str, seat: int, player: str, there: bool) -> Callable[[], bool]:
+        """Whether the table reports ``player`` in ``seat`` (``there``) or not."""
+        return lambda: (self.views[wire].seats.get(seat) == player) is there
+
+    async def _insist(self, wire: str, command: Command, done: Callable[[], bool]) -> None:
+        """Send ``command`` until the table reports ``done()``: a table may refuse for a
+        while (a colour-up or a hand to finish first) or miss a command while it
+        reconnects. Each try gets a fresh command id; the check comes first, so a command
+        that did its work is never sent again. Gives up, as an anomaly, after
+        ``INSIST_TRIES`` tries."""
+        for _ in range(INSIST_TRIES):
+            if self.replaying or done():
+                return
+            reply = await self._command(wire, command)
+            wait = self.command_timeout_s if reply is not None and reply.status == "ok" \
+                else INSIST_PAUSE_S
+            if await self._until(done, wait, quiet=True):
+                return
+        self._anomaly(f"table {wire} did not carry out {command.name} after "
+                      f"{INSIST_TRIES} tries")
+
+    async def _until(self, ready: Callable[[], bool], timeout_s: float | None = None, *,
+                     quiet: bool = False) -> bool:
+        """Wait until ``ready()`` holds after some report; False on timeout (noted as an
+        anomaly unless ``quiet``)."""
         if self.replaying or ready():
             return True
         future: asyncio.Future[None] = asyncio.get_running_loop().create_future()
@@ -383,7 +427,9 @@ class FloorWork:
             await asyncio.wait_for(future, timeout_s or self.command_timeout_s)
             return True
         except TimeoutError:
-            self._anomaly("the tables did not report what the director waited for in time")
+            if not quiet:
+                self._anomaly("the tables did not report what the director waited for in "
+                              "time")
             return False
         finally:
             self._waiters = [(r, f) for r, f in self._waiters if f is not future]

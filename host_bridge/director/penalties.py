@@ -50,6 +50,7 @@ class Penalties:
         self.given: list[Penalty] = []
         self._hands: dict[str, int] = {}
         self._until: dict[str, float] = {}
+        self._counted: set[str] = set()  # counted in the hand they are in now (PEN-4)
 
     def warned(self, player: str) -> bool:
         return any(p.player == player and p.kind == "warning" for p in self.given)
@@ -98,10 +99,20 @@ class Penalties:
     def hand_dealt(self, players: Iterable[str]) -> None:
         """A hand was dealt at a table with these players: serving players count it (PEN-4)."""
         for p in players:
+            self._counted.discard(p)
             if self._hands.get(p, 0) > 0:
+                self._counted.add(p)
                 self._hands[p] -= 1
                 if self._hands[p] == 0:
                     del self._hands[p]
+
+    def hand_voided(self, players: Iterable[str]) -> None:
+        """That hand was void (a misdeal, CRASH-1): it is dealt again, so the players it
+        counted for get it back (PEN-4: a hand served is a hand played)."""
+        for p in players:
+            if p in self._counted:
+                self._counted.discard(p)
+                self._hands[p] = self._hands.get(p, 0) + 1
 
     def remaining(self, player: str) -> int:
         """Hands still to serve (they follow the player, PEN-5)."""

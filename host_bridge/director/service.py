@@ -14,8 +14,9 @@ to the floor through the bridge:
   (:meth:`observe`, hooked into :class:`~host_bridge.bridge.Bridge`): ``hand_started``/
   ``hand_ended`` (stacks, eliminations, places), ``hand_voided``, ``table_changed``
   (``player_seated``, ``player_moved`` with the stack, ``player_busted``,
-  ``player_removed``, ``paused``/``resumed``, ``hand_for_hand``, ``table_closed``) and
-  ``stack_adjusted`` (a colour-up's chip race). After every hand the invariants are
+  ``player_removed``, ``paused``/``resumed``, ``hand_for_hand``, ``table_closed``),
+  ``stack_adjusted`` (a colour-up's chip race) and ``shot_clock`` (a time-bank chip spent:
+  the count a moved player carries, TOURN-32). After every hand the invariants are
   checked (every player seated once, no table over its seats, chips conserved, places
   unique and complete); a failure is kept in :attr:`anomalies` and logged at ERROR.
 
@@ -83,7 +84,7 @@ from .tournament import Tournament
 
 log = logging.getLogger(__name__)
 _REPORTS = frozenset({"hand_started", "hand_ended", "hand_voided", "misdeal", "table_changed",
-                      "stack_adjusted"})
+                      "stack_adjusted", "shot_clock"})
 ACTOR = "tournament-director"
 
 
