@@ -33,6 +33,7 @@ from controller.rules.live import (
 )
 
 from . import showdown
+from .base import CONTINUE, Stage, nothing
 from .events import ActionAccepted, ActionHeld, ActionReleased, Choice
 
 if TYPE_CHECKING:
@@ -101,7 +102,6 @@ class Held:
 def position_for(table: Table, seat: int | None, what: str) -> int | None:
     """The position acting for ``seat`` (the player to act if None), or None after
     rejecting the input."""
-    from .base import Stage
 
     hand = table.hand
     if hand is None or table.stage is not Stage.PLAYING:
@@ -143,7 +143,6 @@ def push(table: Table, chips: Pushed, *, seat: int | None = None,
 
 def apply_ruling(table: Table, ruling: Ruling, source: str) -> bool:
     """Carry out a ruling for the player to act: an action, a choice, or a question."""
-    from .base import CONTINUE, nothing
 
     hand = table.hand
     assert hand is not None and hand.actor is not None

@@ -34,13 +34,24 @@ def show_blinds(table: Table, seconds_left: int | Keep | None = KEEP) -> None:
     button = pos.button if pos is not None else (
         table.previous.button if table.previous is not None else table.button)
     shown = table.hardware.blinds.frame
-    left = shown.seconds_left if shown is not None and table.clocks.level else None
+    clocks = table.clocks
+    asked = (shown, level, number, button, seconds_left, clocks.on_break, clocks.unsynced)
+    if _same(asked, table._blinds_asked):
+        return  # nothing it shows has changed since the last call (most calls)
+    table._blinds_asked = asked
+    left = shown.seconds_left if shown is not None and clocks.level else None
     if not isinstance(seconds_left, Keep):
         left = seconds_left
     frame = BlindsFrame(number, level.small_blind, level.big_blind, level.ante, button,
-                        left, on_break=table.clocks.on_break, unsynced=table.clocks.unsynced)
+                        left, on_break=clocks.on_break, unsynced=clocks.unsynced)
     if frame != shown:
         table.hardware.blinds.show(frame)
+        table._blinds_asked = (table.hardware.blinds.frame, *asked[1:])
+
+
+def _same(a: tuple[object, ...], b: tuple[object, ...] | None) -> bool:
+    """The same frame shown and level (by identity), the same other inputs."""
+    return b is not None and a[0] is b[0] and a[1] is b[1] and a[2:] == b[2:]
 
 
 def release_light(table: Table, seat: int) -> None:

@@ -15,10 +15,15 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from controller.devices.interfaces import BEEP_ERROR
+from controller.rules.actions import Kill
 from controller.rules.cards import Card
-from controller.rules.hand import Phase
+from controller.rules.errors import RulesError
+from controller.rules.hand import Hand, Phase
 
+from . import betting, showdown
+from .base import CONTINUE, MISDEAL, Stage
 from .dealing import BOARD_COUNTS, STREET_NAMES
+from .deck import DeckCount
 from .events import (
     BoardDealt,
     CardBurned,
@@ -52,7 +57,6 @@ def card_left(table: Table, reader: str, uid: bytes) -> None:
 
 
 def card_arrived(table: Table, reader: str, uid: bytes) -> None:
-    from .base import Stage
 
     seat = table.player_reader.get(reader)
     if seat is not None:
@@ -88,7 +92,6 @@ def card_arrived(table: Table, reader: str, uid: bytes) -> None:
 
 
 def _misdeal_choice(table: Table) -> tuple[Choice, Callable[[], None]]:
-    from .base import MISDEAL
 
     def misdeal() -> None:
         table.misdeal("the dealer chose a misdeal", "LIVE-25")
@@ -107,8 +110,6 @@ def _player_card(table: Table, seat: int, uid: bytes) -> None:
 
 
 def _deck(table: Table, uid: bytes) -> None:
-    from .base import Stage
-    from .deck import DeckCount
 
     if table.stage is Stage.ENROLLING and table.enrolment is not None:
         why = table.enrolment.read(uid)
@@ -123,7 +124,6 @@ def _deck(table: Table, uid: bytes) -> None:
 
 # ---------------------------------------------------------------- seats
 def _at_seat(table: Table, seat: int, card: Card) -> None:
-    from .base import CONTINUE, Stage
 
     r = table.reads
     assert r is not None
@@ -159,8 +159,6 @@ def _at_seat(table: Table, seat: int, card: Card) -> None:
 
 
 def _kill(table: Table, seat: int, rule: str = "LIVE-17") -> Callable[[], None]:
-    from . import betting
-    from .base import Stage
 
     def kill() -> None:
         r, hand = table.reads, table.hand
@@ -181,8 +179,6 @@ def _kill(table: Table, seat: int, rule: str = "LIVE-17") -> Callable[[], None]:
 def _deal_done(table: Table) -> None:
     """The last card reached the button: the engine gets every hand (DEAL-5 checked);
     hands found dead during the deal are killed in the engine (LIVE-16/17)."""
-    from . import betting
-    from .base import Stage
 
     hand, r = table.hand, table.reads
     assert hand is not None and r is not None
@@ -210,9 +206,6 @@ def _deal_done(table: Table) -> None:
 def _revive(table: Table, seat: int) -> Callable[[], None]:
     """The floor keeps the hand (DEAL-5): the dead-hand ruling is taken out of the log and
     the hand replayed; refused if what followed no longer fits."""
-    from controller.rules.actions import Kill
-    from controller.rules.errors import RulesError
-    from controller.rules.hand import Hand
 
     def revive() -> None:
         hand = table.hand
@@ -258,7 +251,6 @@ def short_deal(table: Table, what: str) -> bool:
 
 # ---------------------------------------------------------------- board
 def _at_board(table: Table, card: Card) -> None:
-    from .base import CONTINUE, Stage
 
     hand, r = table.hand, table.reads
     assert hand is not None and r is not None
@@ -295,7 +287,6 @@ def _at_board(table: Table, card: Card) -> None:
 
 # ---------------------------------------------------------------- muck
 def _at_muck(table: Table, card: Card) -> None:
-    from .base import CONTINUE, Stage
 
     hand, r = table.hand, table.reads
     assert hand is not None and r is not None
@@ -323,7 +314,6 @@ def _at_muck(table: Table, card: Card) -> None:
                                        _misdeal_choice(table)])
         return
     if hand.phase is Phase.SHOWDOWN:  # SHOW-10: mucked in its turn to show
-        from . import betting, showdown
 
         if hand.can_muck(position):
             showdown.muck(table, seat, source="muck")

@@ -33,6 +33,7 @@ from controller.rules.errors import RulesError
 from controller.rules.evaluator import describe, evaluate, evaluate_omaha
 from controller.rules.hand import Hand, Phase
 
+from .base import Stage
 from .events import (
     ActionAccepted,
     ActionCorrected,
@@ -51,7 +52,6 @@ _BETTING = (Fold, Check, Call, BetRaise, ShowAction, MuckAction)
 
 def follow_phase(table: Table) -> None:
     """Move the table's stage with the engine's phase."""
-    from .base import Stage
 
     hand = table.hand
     assert hand is not None
@@ -82,7 +82,6 @@ def _strength_text(table: Table, cards: tuple[int, ...]) -> str:
 
 def show(table: Table, seat: int | None = None) -> bool:
     """The next hand in the showdown order is tabled, as read at its seat (SHOW-6)."""
-    from .base import Stage
 
     hand = table.hand
     if hand is None or table.stage is not Stage.SHOWDOWN:
@@ -103,7 +102,6 @@ def show(table: Table, seat: int | None = None) -> bool:
 
 def muck(table: Table, seat: int | None = None, source: str = "console") -> bool:
     """The next player in the showdown order gives up their claim (SHOW-10)."""
-    from .base import Stage
 
     hand = table.hand
     if hand is None or table.stage is not Stage.SHOWDOWN:
@@ -122,7 +120,6 @@ def muck(table: Table, seat: int | None = None, source: str = "console") -> bool
 
 def confirm(table: Table) -> bool:
     """The dealer pushes the next pot to its winners; after the last, the hand ends."""
-    from .base import Stage
 
     hand = table.hand
     if hand is None or table.stage is not Stage.AWARDING:
@@ -172,7 +169,6 @@ def _undoable(hand: Hand) -> int:
 
 def undo(table: Table, count: int, reason: str) -> bool:
     """Take back the last ``count`` actions of this street (before the next card)."""
-    from .base import Stage
 
     hand, r = table.hand, table.reads
     if hand is None or r is None or table.stage in (Stage.IDLE, Stage.DEALING):

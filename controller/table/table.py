@@ -159,6 +159,7 @@ class Table(SeatsAndDeck):
         self._quiet = False  # pump(): one refresh after the whole batch
         self._changed = True  # something the lights show may have changed
         self._lit: tuple[object, ...] = ()  # what the lights were last told to show
+        self._blinds_asked: tuple[object, ...] | None = None  # show_blinds' last inputs
         self.clocks = TableClocks(self, shot_clock=shot_clock, extensions=extensions,
                                   style=clock_style, structure=structure,
                                   wall_clock=wall_clock, host_timeout_s=host_timeout_s)
