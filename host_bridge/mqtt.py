@@ -21,13 +21,13 @@ import contextlib
 import gc
 import logging
 import socket
-import time
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, Self
 
 import aiomqtt
 
 from controller.sync.messages import HostStatusMessage
+from controller.sync.tasks import OutageReport
 from controller.sync.topics import PREFIX, site_wildcards
 from host_bridge.bridge import Bridge
 from host_bridge.ingest import IngestResult, Outbound, Parsed, PublishFailed
@@ -88,8 +88,7 @@ class MqttLink:
         self._v5 = True
         self.connects = 0
         self.last_error: str | None = None
-        self._down_since: float | None = None  # monotonic time the link went down
-        self._down_said = 0.0  # when that was last logged at WARNING
+        self._outage = OutageReport(log)
 
     @property
     def mqtt_version(self) -> str:
@@ -176,20 +175,6 @@ class MqttLink:
                     "3.1.1 with plain subscriptions, so it must be the floor's only bridge",
                     self._settings.mqtt_host, self._settings.mqtt_port, why)
 
-    def _report_down(self, delay: float) -> None:
-        """A WARNING when the link goes down, then one a minute while it stays down (the
-        retries between are DEBUG: a long outage must not flood the log)."""
-        now = time.monotonic()
-        if self._down_since is None:
-            self._down_since = self._down_said = now
-            log.warning("%s; reconnecting in %.2f s", self.last_error, delay)
-        elif now - self._down_said >= 60.0:
-            self._down_said = now
-            log.warning("%s; still down after %.0f s, retrying every %.2f s", self.last_error,
-                        now - self._down_since, delay)
-        else:
-            log.debug("%s; reconnecting in %.2f s", self.last_error, delay)
-
     async def _keep_connected(self) -> None:
         delay = BACKOFF_FIRST
         probed = False
@@ -203,7 +188,7 @@ class MqttLink:
                     self.connects += 1
                     client.pending_calls_threshold = PENDING_CALLS  # a batch's acks at once
                     delay = BACKOFF_FIRST
-                    self._down_since = None
+                    self._outage.up()
                     await self._session(client)
             except aiomqtt.MqttCodeError as exc:
                 if self._v5 and exc.rc in _UNSUPPORTED_PROTOCOL:
@@ -217,7 +202,7 @@ class MqttLink:
             finally:
                 self.connected.clear()
                 self._client = None
-            self._report_down(delay)
+            self._outage.down(self.last_error, delay)
             await asyncio.sleep(delay)
             delay = min(delay * 2, BACKOFF_CAP)
 

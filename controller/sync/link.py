@@ -40,7 +40,7 @@ from controller.sync.messages import (
     parse_message,
 )
 from controller.sync.outbox import Outbox
-from controller.sync.tasks import stop
+from controller.sync.tasks import OutageReport, stop
 from controller.sync.topics import Topics
 
 log = logging.getLogger(__name__)
@@ -105,8 +105,7 @@ class TableLink:
         self.connects = 0
         self.rejected = 0  # inbound payloads that were not valid messages
         self.last_error: LinkDown | None = None
-        self._down_since: float | None = None  # monotonic time the link went down
-        self._down_said = 0.0  # when that was last logged at WARNING
+        self._outage = OutageReport(log)
 
     async def __aenter__(self) -> Self:
         self._runner = asyncio.create_task(self._keep_connected(),
@@ -169,20 +168,6 @@ class TableLink:
                     "persistent session", self.settings.host, self.settings.port, why)
         self._v5 = False
 
-    def _report_down(self, delay: float) -> None:
-        """A WARNING when the link goes down, then one a minute while it stays down (the
-        retries between are DEBUG: a long outage must not flood the log)."""
-        now = time.monotonic()
-        if self._down_since is None:
-            self._down_since = self._down_said = now
-            log.warning("%s; reconnecting in %.2f s", self.last_error, delay)
-        elif now - self._down_said >= 60.0:
-            self._down_said = now
-            log.warning("%s; still down after %.0f s, retrying every %.2f s", self.last_error,
-                        now - self._down_since, delay)
-        else:
-            log.debug("%s; reconnecting in %.2f s", self.last_error, delay)
-
     async def _keep_connected(self) -> None:
         delay = self.settings.backoff_first
         probed = self._connect is not None  # an injected client decides for itself
@@ -196,7 +181,7 @@ class TableLink:
                     self.connects += 1
                     client.pending_calls_threshold = 4 * self.settings.window + 16
                     delay = self.settings.backoff_first
-                    self._down_since = None
+                    self._outage.up()
                     log.info("link up to %s:%d (MQTT %s), session %d", self.settings.host,
                              self.settings.port, self.mqtt_version, self.connects)
                     await self._session(client)
@@ -217,7 +202,7 @@ class TableLink:
                 self.last_error = LinkDown(f"session failed: {exc!r}")
             finally:
                 self.connected.clear()
-            self._report_down(delay)
+            self._outage.down(self.last_error, delay)
             await asyncio.sleep(delay)
             delay = min(delay * 2, self.settings.backoff_cap)
 

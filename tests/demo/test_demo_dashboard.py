@@ -10,33 +10,20 @@ from __future__ import annotations
 
 import os
 import re
-import shutil
 import signal
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from tests.bridge.test_dashboard import CHROMIUM, CHROMIUM_ARGS, need_websockets
+from tests.bridge.test_dashboard import browser, need_websockets
 from tests.demo.conftest import ROOT, WAIT_S, hands_ended, start_demo, wait_for
 from tests.sync.conftest import Mosquitto, free_port
 
+__all__ = ["browser"]  # the floor dashboard tests' fixture: Debian's Chromium, headless
+
 DOCS_SCREENSHOT = ROOT / "docs" / "demo.png"
 TABLES = 4
-
-
-@pytest.fixture
-def browser() -> Iterator[Any]:
-    """Debian's Chromium, headless, through Playwright."""
-    if not CHROMIUM.exists() or shutil.which(str(CHROMIUM)) is None:
-        pytest.skip("no /usr/bin/chromium: apt-get install chromium")
-    sync_api = pytest.importorskip("playwright.sync_api",
-                                   reason="the playwright package is not installed")
-    with sync_api.sync_playwright() as driver:
-        chromium = driver.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
-        yield chromium
-        chromium.close()
 
 
 def test_the_dashboard_shows_the_demo_floor(mosquitto: Mosquitto, browser: Any,
