@@ -20,12 +20,12 @@ import asyncio
 import contextlib
 import gc
 import logging
-import socket
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, Self
 
 import aiomqtt
 
+from controller.sync.brokers import NO_DELAY, UNSUPPORTED_PROTOCOL, offers_mqtt5
 from controller.sync.messages import HostStatusMessage
 from controller.sync.tasks import OutageReport
 from controller.sync.topics import PREFIX, site_wildcards
@@ -39,7 +39,6 @@ log = logging.getLogger(__name__)
 
 SHARED = ("event", "secure/cards")
 BACKOFF_FIRST, BACKOFF_CAP = 0.1, 5.0
-_UNSUPPORTED_PROTOCOL = (1, 132)  # CONNACK: 3.1.1 "unacceptable protocol", 5 0x84
 PROBE_TIMEOUT_S = 5.0
 BATCH_MAX = 2000  # messages per ingest transaction (a bigger batch: fewer acks per event)
 LINGER_S = 0.02  # how long a batch may wait for more messages before it is stored
@@ -47,11 +46,7 @@ LINGER_S = 0.02  # how long a batch may wait for more messages before it is stor
 # table keeps every event until it is acked, so a later ack loses nothing, and at a live
 # table's pace an ack per batch would be one more publish (and PUBACK) per event.
 ACK_EVERY_S = 0.5
-PENDING_CALLS = 4 * BATCH_MAX  # aiomqtt warns above this many publishes in flight
-# Small packets go out at once: without it, Nagle's algorithm and the broker's delayed
-# ACKs hold an ack back by up to 40 ms (as in controller.sync.link).
-_NO_DELAY = ((socket.IPPROTO_TCP, socket.TCP_NODELAY, 1),)
-
+PENDING_CALLS = 4 * BATCH_MAX
 
 # The bridge's garbage collector: what exists once the bridge is up (modules, models, the
 # ORM's mappers) is frozen out of the collections, and the young generation is collected
@@ -144,28 +139,16 @@ class MqttLink:
         if self._v5:
             return aiomqtt.Client(s.mqtt_host, s.mqtt_port, identifier=f"pitboss-{s.bridge_id}",
                                   protocol=aiomqtt.ProtocolVersion.V5, will=will,
-                                  clean_start=True, socket_options=_NO_DELAY,
+                                  clean_start=True, socket_options=NO_DELAY,
                                   **_credentials(s))
         return aiomqtt.Client(s.mqtt_host, s.mqtt_port, identifier=f"pitboss-{s.bridge_id}",
                               protocol=aiomqtt.ProtocolVersion.V311, will=will,
-                              clean_session=True, socket_options=_NO_DELAY, **_credentials(s))
+                              clean_session=True, socket_options=NO_DELAY, **_credentials(s))
 
     async def _offers_mqtt5(self) -> bool:
-        """Ask with a bare MQTT 5 CONNECT (no Will, no properties, an id of its own): a
-        3.1.1-only broker answers "unacceptable protocol", where the full CONNECT can leave
-        it (amqtt 0.12) waiting for bytes until the connect times out."""
         s = self._settings
-        try:
-            async with aiomqtt.Client(s.mqtt_host, s.mqtt_port,
-                                      identifier=f"pitboss-{s.bridge_id}-probe",
-                                      protocol=aiomqtt.ProtocolVersion.V5, clean_start=True,
-                                      timeout=PROBE_TIMEOUT_S, socket_options=_NO_DELAY,
-                                      **_credentials(s)):
-                return True
-        except aiomqtt.MqttCodeError as exc:
-            if exc.rc in _UNSUPPORTED_PROTOCOL:
-                return False
-            raise
+        return await offers_mqtt5(s.mqtt_host, s.mqtt_port, f"pitboss-{s.bridge_id}",
+                                  timeout=PROBE_TIMEOUT_S, **_credentials(s))
 
     def _fall_back(self, why: object) -> None:
         if not self._v5:
@@ -191,7 +174,7 @@ class MqttLink:
                     self._outage.up()
                     await self._session(client)
             except aiomqtt.MqttCodeError as exc:
-                if self._v5 and exc.rc in _UNSUPPORTED_PROTOCOL:
+                if self._v5 and exc.rc in UNSUPPORTED_PROTOCOL:
                     self._fall_back(exc)
                     continue
                 self.last_error = f"broker refused or dropped us: {exc}"

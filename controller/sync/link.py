@@ -16,7 +16,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import socket
 import time
 from collections import deque
 from collections.abc import Callable
@@ -28,6 +27,7 @@ import aiomqtt
 from paho.mqtt.packettypes import PacketTypes
 from paho.mqtt.properties import Properties
 
+from controller.sync.brokers import NO_DELAY, REFUSED_LOGIN, UNSUPPORTED_PROTOCOL, offers_mqtt5
 from controller.sync.commands import CommandDesk
 from controller.sync.errors import LinkDown, MessageRejected
 from controller.sync.journal import Parcel
@@ -45,11 +45,6 @@ from controller.sync.topics import Topics
 
 log = logging.getLogger(__name__)
 
-_UNSUPPORTED_PROTOCOL = (1, 132)  # CONNACK: 3.1.1 "unacceptable protocol", 5 0x84
-_REFUSED_LOGIN = (4, 5, 134, 135)  # 3.1.1 bad user/password, not authorised; 5 0x86, 0x87
-# Small packets go out at once: without it, Nagle's algorithm and the broker's delayed
-# ACKs hold an ack or a publish back by up to 40 ms.
-_NO_DELAY = ((socket.IPPROTO_TCP, socket.TCP_NODELAY, 1),)
 
 
 @dataclass(frozen=True, slots=True)
@@ -137,30 +132,16 @@ class TableLink:
             return aiomqtt.Client(s.host, s.port, identifier=ident, will=will,
                                   protocol=aiomqtt.ProtocolVersion.V5, clean_start=False,
                                   properties=props, keepalive=s.keepalive, timeout=s.timeout,
-                                  socket_options=_NO_DELAY, **s.credentials())
+                                  socket_options=NO_DELAY, **s.credentials())
         return aiomqtt.Client(s.host, s.port, identifier=ident, will=will,
                               protocol=aiomqtt.ProtocolVersion.V311, clean_session=False,
-                              keepalive=s.keepalive, timeout=s.timeout, socket_options=_NO_DELAY,
+                              keepalive=s.keepalive, timeout=s.timeout, socket_options=NO_DELAY,
                               **s.credentials())
 
     async def _offers_mqtt5(self) -> bool:
-        """Ask the broker with a bare MQTT 5 CONNECT: no properties, no Will, a client id of
-        its own and a clean start (so the table's session is not touched). A 3.1.1-only
-        broker answers it with "unacceptable protocol", where the table's full CONNECT, whose
-        properties it cannot parse, can leave it (amqtt 0.12) waiting for bytes until the
-        connect times out."""
         s = self.settings
-        try:
-            async with aiomqtt.Client(s.host, s.port,
-                                      identifier=f"pitboss-{s.site}-{self._outbox.table}-probe",
-                                      protocol=aiomqtt.ProtocolVersion.V5, clean_start=True,
-                                      keepalive=s.keepalive, timeout=s.timeout,
-                                      socket_options=_NO_DELAY, **s.credentials()):
-                return True
-        except aiomqtt.MqttCodeError as exc:
-            if exc.rc in _UNSUPPORTED_PROTOCOL:
-                return False
-            raise
+        return await offers_mqtt5(s.host, s.port, f"pitboss-{s.site}-{self._outbox.table}",
+                                  timeout=s.timeout, keepalive=s.keepalive, **s.credentials())
 
     def _fall_back(self, why: object) -> None:
         # once per link: from now on 3.1.1, clean_session false, no session expiry
@@ -186,11 +167,11 @@ class TableLink:
                              self.settings.port, self.mqtt_version, self.connects)
                     await self._session(client)
             except aiomqtt.MqttCodeError as exc:
-                if self._v5 and exc.rc in _UNSUPPORTED_PROTOCOL:
+                if self._v5 and exc.rc in UNSUPPORTED_PROTOCOL:
                     self._fall_back(exc)
                     continue
                 hint = (": check the table's MQTT user name and password (--mqtt-user, "
-                        "--mqtt-password-file) and the broker's ACL" if exc.rc in _REFUSED_LOGIN
+                        "--mqtt-password-file) and the broker's ACL" if exc.rc in REFUSED_LOGIN
                         else "")
                 self.last_error = LinkDown(f"broker refused or dropped us: {exc}{hint}")
             except aiomqtt.MqttError as exc:
