@@ -37,6 +37,7 @@ from controller.app import (
     recover,
     restore,
 )
+from controller.clocks.shot_clock import ShotClockConfig
 from controller.clocks.structure import Structure, load_structure, preset
 from controller.devices.hardware import TableHardware, open_devices
 from controller.devices.mock import MockTable
@@ -74,6 +75,11 @@ class RunOptions:
     # tournament virtual table: virtual seconds per bot action; above 0 the dealer also
     # waits so virtual time does not run ahead of speed x real time (the demo's pace)
     pace: float = 0.0
+    # the shot clock's seconds per action (None: the table's default, 30 s on a real table
+    # and none on the virtual one); with it, a share of the bots' decisions run into the
+    # final countdown (``slow``), now and then out of time
+    shot_clock_s: float | None = None
+    slow: float = 0.1
     # a floor broker (deploy/mosquitto): the table's user name (its id), password, TLS files
     mqtt_user: str | None = None
     mqtt_password: str | None = None
@@ -184,6 +190,8 @@ async def run_table(profile_name: str, *, site: str, table_id: str, broker: str,
     host, _, port = broker.rpartition(":")
     journal = Journal(db_path, table=table_id)
     rules = LIVE_TOURNAMENT if options.tournament else LIVE_CASH
+    shot_clock = (None if options.shot_clock_s is None
+                  else ShotClockConfig(action_s=options.shot_clock_s))
     try:
         recover(journal)
         async with Outbox(journal) as outbox:
@@ -196,13 +204,15 @@ async def run_table(profile_name: str, *, site: str, table_id: str, broker: str,
                                       rng=random.Random(f"{options.seed}-{journal.boot}"),
                                       levels=options.levels, structure=options.structure,
                                       tournament=options.tournament,
-                                      pace=options.pace)
+                                      pace=options.pace, shot_clock=shot_clock,
+                                      slow=options.slow)
                     table = vt.table
                 else:
                     table = Table(_hardware(profile_name), sink=sink,
                                   levels=() if options.structure else options.levels,
                                   structure=options.structure, profile=rules,
-                                  tournament=options.tournament)
+                                  tournament=options.tournament,
+                                  shot_clock=shot_clock or ShotClockConfig())
             sink.table = table
             if journal.state.seats or options.tournament:
                 restore(table, journal.state, sink)
@@ -281,6 +291,9 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--speed", type=float, default=1.0,
                      help="tournament virtual table: virtual time runs at least this many "
                           "times as fast as real time (levels, breaks)")
+    run.add_argument("--shot-clock", type=float, default=None, metavar="SECONDS",
+                     help="seconds per action on the shot clock (virtual table: none unless "
+                          "given; its bots then think into the final countdown now and then)")
     run.add_argument("--pace", type=float, default=0.0,
                      help="tournament virtual table: virtual seconds per bot action; above 0 "
                           "hands are dealt no faster than --speed allows (a watchable demo)")
@@ -325,6 +338,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     options = RunOptions(autoplay=args.autoplay, players=args.players, seed=args.seed,
                          drain=args.drain, structure=structure, ready=_print_ready,
                          tournament=args.tournament, speed=args.speed, pace=args.pace,
+                         shot_clock_s=args.shot_clock,
                          mqtt_user=args.mqtt_user, mqtt_password=password,
                          mqtt_ca=args.mqtt_ca, mqtt_cert=args.mqtt_cert,
                          mqtt_key=args.mqtt_key)

@@ -32,7 +32,7 @@ from controller.clocks.structure import Structure
 from controller.devices.mock import MockTable
 from controller.devices.profile import load_profile
 from controller.rules.config import LIVE_CASH, LIVE_TOURNAMENT, RulesProfile, Variant
-from controller.rules.hand import Phase
+from controller.rules.hand import Hand, Phase
 from controller.rules.rake import RakePolicy
 
 from . import hand_for_hand
@@ -84,9 +84,12 @@ class VirtualTable:
         pace: float = 0.0,
         fold_to_muck: float = 0.5,
         shot_clock: ShotClockConfig | None = None,
+        slow: float = 0.0,
     ) -> None:
         """``shot_clock``: the table's shot clock (None: none, the default for throughput;
-        bots act at once, so with ``pace`` below its time it never runs out).
+        bots act at once, so with ``pace`` below its time it never runs out). ``slow``:
+        with a shot clock, the share of decisions a bot thinks over into the final
+        countdown; one in eight of those runs out of time (the clock rules, CLOCK-*).
         ``players=0`` (tournament only): the table starts empty and the host seats it."""
         self.rng = rng or random.Random(seed)
         self.hardware = MockTable(load_profile(profile))
@@ -115,6 +118,9 @@ class VirtualTable:
         self.tournament = tournament
         self.pace = pace
         self.fold_to_muck = fold_to_muck
+        self.slow = slow if shot_clock is not None and shot_clock.action_s else 0.0
+        self._action_s = shot_clock.action_s if shot_clock is not None else None
+        self._countdown_s = shot_clock.countdown_s if shot_clock is not None else 0
         self.host_seated = players == 0  # the host seats and removes the players
         self._placed: list[tuple[str, bytes]] = []
         for seat in range(1, players + 1):
@@ -303,9 +309,30 @@ class VirtualTable:
             return
         if hand.actor is None:
             raise RuntimeError(f"hand {t.hand_no}: nobody to act at {hand.phase}")
+        if self.slow and self.rng.random() < self.slow and self._think(hand):
+            return  # the time ran out: the clock ruled for the bot
         self._bot(hand.actor)
         if self.pace:
             self._step(self.pace)
+
+    def _think(self, hand: Hand) -> bool:
+        """A bot thinks into the final countdown (the display counts down, the buzzer
+        beeps), now and then until the time runs out; True if the clock ruled."""
+        assert self._action_s is not None
+        actor, acted = hand.actor, len(hand.log)
+        if self.rng.random() < 0.125:
+            wait = self._action_s + 0.5  # past the time: the table checks or folds
+        else:
+            wait = self._action_s - self.rng.uniform(0.5, max(1.0, self._countdown_s))
+        left = wait - self.pace  # the last pace already ran on this player's clock
+
+        def ruled() -> bool:
+            return self.table.hand is not hand or hand.actor != actor or len(hand.log) != acted
+
+        while left > 0 and not ruled():  # second by second: the display and buzzer follow
+            self._step(min(1.0, left))
+            left -= 1.0
+        return ruled()
 
     def _bot(self, position: int) -> None:
         t = self.table

@@ -111,6 +111,7 @@ NAMES = ("ana", "ben", "cleo", "dev", "eli", "fay", "gus", "hal", "ivy", "jon", 
 STRUCTURE = "turbo"  # the director's structure (its blinds, antes): 25/50, 75/150, 150/300...
 LEVEL_SECONDS = 600.0  # a level lasts 10 minutes of tournament time (30 s at --speed 20)
 ACTION_SECONDS = 4.0  # tournament time per bot action: a hand takes a minute or two
+SHOT_CLOCK_S = 30.0  # seconds per action; now and then a bot thinks into the countdown
 BREAK = (2, 300.0, (25,))  # after level 2: 5 minutes, and the 25 chips colour up
 
 
@@ -163,6 +164,7 @@ class TournamentGame(CashGame):
     def table_options(self, table: str) -> tuple[str, ...]:
         return ("--autoplay", "0", "--tournament", "--structure", str(self.structure_file),
                 "--speed", f"{self.options.speed:g}", "--pace", f"{ACTION_SECONDS:g}",
+                "--shot-clock", f"{SHOT_CLOCK_S:g}",
                 "--seed", f"{self.options.seed}-{table}")
 
     def description(self) -> str:

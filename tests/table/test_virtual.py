@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+from collections import Counter
+
 import pytest
 
+from controller.clocks.shot_clock import ShotClockConfig
+from controller.devices.interfaces import BEEP_EXPIRED, BEEP_SHORT, BeepPattern
 from controller.rules.config import Variant
 from controller.table.events import DeckChecked, HandEnded, HandStarted
 from controller.table.virtual import ChipsNotConserved, VirtualTable
@@ -97,3 +101,32 @@ def test_only_a_tournament_table_starts_empty_for_the_host_to_seat() -> None:
     assert vt.host_seated and vt.table.roster.occupied() == []
     assert vt.dealing_held() == "fewer than two players are seated"
     vt.check_chips()  # nothing bought in, nothing on the table
+
+
+def _beeps(vt: VirtualTable) -> Counter[str]:
+    """What the table's buzzer plays (the virtual table forgets the mock's history
+    between hands, to stay flat in memory)."""
+    heard: Counter[str] = Counter()
+    buzzer = vt.hardware.buzzer
+    play = buzzer.beep
+
+    def beep(pattern: BeepPattern) -> None:
+        heard[pattern.name] += 1
+        play(pattern)
+
+    buzzer.beep = beep  # type: ignore[method-assign]
+    return heard
+
+
+def test_clock_9_thinking_bots_hear_the_countdown_and_sometimes_run_out_of_time() -> None:
+    vt = VirtualTable(6, seed=3, shot_clock=ShotClockConfig(action_s=30, countdown_s=10),
+                      slow=0.2, pace=2.0)
+    heard = _beeps(vt)
+    vt.play_hands(150)  # checks chip conservation after every hand
+    assert heard[BEEP_SHORT.name] > 0  # the final 10 s beeped each second
+    assert heard[BEEP_EXPIRED.name] == vt.counts["ClockRuled"] > 0  # and ran out now and then
+    quick = VirtualTable(6, seed=3, shot_clock=ShotClockConfig(action_s=30, countdown_s=10),
+                         pace=2.0)
+    heard = _beeps(quick)
+    quick.play_hands(150)
+    assert quick.counts["ClockRuled"] == 0 and heard[BEEP_SHORT.name] == 0
