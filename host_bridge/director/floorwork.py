@@ -259,6 +259,9 @@ class FloorWork:
             self.figures["breaks"] += 1
         elif op == "redraw" and table is not None:
             moves, _ = floor.final_table_redraw(table, self.rng)
+            if self.options.time_bank_final_table:  # issue 5: a new grant for everyone
+                self.model.time_bank.enter_stage("final_table",
+                                                 (e.player for e in self.model.alive()))
             if self.h4h is not None:
                 for t in [t for t in self.h4h.state if t != table]:
                     self.h4h.remove_table(t)

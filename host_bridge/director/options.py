@@ -69,6 +69,10 @@ class TournamentOptions:
     auto_balance: bool = True  # carry out balancing/breaking at once, or wait for confirm
     close_tables_at_end: bool = True
     payouts: tuple[int, ...] = field(default=())  # basis points by place; () house table
+    # time-bank extension chips each player holds from the start, and from the final
+    # table on (issue 5: granted and reset by the tournament's stage); 0: none granted
+    time_bank_start: int = 0
+    time_bank_final_table: int = 0
 
     def verify(self) -> None:
         """Raise :class:`DirectorError` naming the field that cannot be used."""

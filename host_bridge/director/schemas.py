@@ -46,6 +46,10 @@ class TournamentCreate(TournamentBase):
     hand_for_hand_margin: Annotated[int, Field(ge=0, le=20)] = 1
     auto_balance: bool = Field(False, description="carry out balancing and breaking at once "
                                "(otherwise the director confirms the suggestions)")
+    time_bank_start: Annotated[int, Field(ge=0, le=20)] = Field(
+        0, description="time-bank extension chips each player holds from the start")
+    time_bank_final_table: Annotated[int, Field(ge=0, le=20)] = Field(
+        0, description="... and again from the final table on")
 
 
 class PlayerCreate(BaseModel):

@@ -60,6 +60,7 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from controller.clocks.events import BreakStarted, LevelStarted
 from controller.clocks.level_clock import LevelClock
+from controller.clocks.timebank import ExtensionChips
 from controller.sync.messages import (
     CloseTable,
     Command,
@@ -112,8 +113,11 @@ class TournamentDirector(FloorWork):
         self.rng = random.Random(options.seed)
         self.numbers = options.table_numbers
         self.wires = {n: w for w, n in self.numbers.items()}
+        grants = {"start": options.time_bank_start,
+                  "final_table": options.time_bank_final_table}
         self.model = Tournament(options.setup(), options.rules_profile(),
-                                {n: options.tables[w] for w, n in self.numbers.items()})
+                                {n: options.tables[w] for w, n in self.numbers.items()},
+                                time_bank=ExtensionChips(grants=grants))
         self.views = {w: TableView(w, n) for w, n in self.numbers.items()}
         self.level_clock = LevelClock(self.model.setup.structure)
         self.h4h: HandForHand | None = None
@@ -284,6 +288,9 @@ class TournamentDirector(FloorWork):
                 return self.model.register(body["player"], rng)
             if kind == "start":
                 moves = self.model.start(rng)
+                if self.options.time_bank_start:  # issue 5: the stage's grant, for all
+                    self.model.time_bank.enter_stage("start", (e.player for e in
+                                                               self.model.alive()))
                 self.level_clock.start(self.clock())
                 self._next_sync = self.clock() + self.options.sync_every_s
                 return moves

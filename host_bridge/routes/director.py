@@ -181,7 +181,9 @@ async def create_tournament(body: TournamentCreate, room: Room, _who: Director) 
             breaks=tuple((b.after_level, 60 * b.minutes, tuple(b.colour_up))
                          for b in body.breaks),
             late_registration_levels=body.late_registration_levels,
-            hand_for_hand_margin=body.hand_for_hand_margin, auto_balance=body.auto_balance)
+            hand_for_hand_margin=body.hand_for_hand_margin, auto_balance=body.auto_balance,
+            time_bank_start=body.time_bank_start,
+            time_bank_final_table=body.time_bank_final_table)
         options.verify()
         options.setup()
     except RulesError as exc:

@@ -135,3 +135,52 @@ def test_tourn_32_the_host_learns_the_chips_a_table_reports_spent(tmp_path: Path
 
     director = asyncio.run(run())
     assert director.model.carry("b").time_bank_chips == 2
+
+
+def test_clock_the_time_bank_is_granted_at_the_start_and_again_at_the_final_table(
+        tmp_path: Path) -> None:
+    async def run() -> tuple[TournamentDirector, list[tuple[str | None, SeatPlayer]]]:
+        wires = {"T1": 6, "T2": 6}
+        floor = LocalFloor(list(wires), seed=3, all_in=1.0)
+        sent: list[tuple[str | None, SeatPlayer]] = []  # (the director's stage, command)
+        deliver = floor.publish
+        director: TournamentDirector | None = None
+
+        async def spy(topic: str, payload: bytes, qos: int, retain: bool) -> None:
+            if topic.endswith("/cmd") and director is not None:
+                command = CommandMessage.model_validate_json(payload).command
+                if isinstance(command, SeatPlayer):
+                    sent.append((director.model.time_bank.stage, command))
+            await deliver(topic, payload, qos, retain)
+
+        floor.publish = spy  # type: ignore[method-assign]
+        app = create_app(make_settings(tmp_path, command_timeout_s=5.0), publisher=floor)
+        bridge = app.state.bridge
+        floor.connect(bridge.receive)
+        for message in floor.status_messages():
+            await bridge.receive(*message)
+        director = TournamentDirector.create(TournamentOptions(
+            name="t", tables=wires, auto_balance=True, seed=1, time_bank_start=2,
+            time_bank_final_table=3, players=tuple(f"p{i:02d}" for i in range(10))),
+            bridge.desk)
+        bridge.observers.append(director.observe)
+        await director.start()
+        await _until(lambda: sum(len(floor.tables[w].seats) for w in wires) == 10)
+        # all-in hands until the field fits one table: the final table is drawn again
+        for _ in range(40):
+            if director.model.time_bank.stage == "final_table":
+                break
+            for wire in wires:
+                if not director.views[wire].closed and len(floor.tables[wire].seats) > 1:
+                    await floor.tables[wire].play_now()
+            await asyncio.sleep(0.2)
+        await _until(lambda: not director.floor_work_due())
+        await director.stop()
+        return director, sent
+
+    director, sent = asyncio.run(run())
+    assert director.anomalies == []
+    drawn = [c for stage, c in sent if stage == "start"]
+    final = [c for stage, c in sent if stage == "final_table"]
+    assert len(drawn) >= 10 and {c.extension_chips for c in drawn[:10]} == {2}  # the draw
+    assert final and {c.extension_chips for c in final} == {3}  # the redraw: reset to 3
