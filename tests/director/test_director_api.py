@@ -5,6 +5,7 @@ the seat draw, balancing suggested and confirmed, places, and a bridge restart."
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -53,6 +54,18 @@ def started(client: TestClient, players: int = 30) -> dict[str, Any]:
     assert r.status_code == 200, r.text
     status: dict[str, Any] = r.json()
     return status
+
+
+def settled(client: TestClient, floor: LocalFloor) -> dict[str, Any]:
+    """The director's status once it has heard every hand the tables played (their
+    events reach it through the bridge a moment after ``play_now`` returns)."""
+    seated = sum(len(t.seats) for t in floor.tables.values())
+    deadline = time.monotonic() + 10.0
+    while True:
+        status: dict[str, Any] = client.get(URL, headers=auth(Role.VIEWER)).json()
+        if status["players_left"] == seated or time.monotonic() > deadline:
+            return status
+        time.sleep(0.02)
 
 
 def counts(status: dict[str, Any]) -> dict[str, int]:
@@ -132,7 +145,7 @@ def test_tourn_19_balancing_is_suggested_then_confirmed(
     table = floor.tables[short]
     while len(table.seats) > 5:  # all-in hands at one table: players bust there
         client.portal.call(table.play_now)  # type: ignore[union-attr]
-    status = client.get(URL, headers=auth(Role.VIEWER)).json()
+    status = settled(client, floor)
     assert status["players_left"] < 30 and status["places"][-1]["place"] == 30
     r = client.get(f"{URL}/balancing", headers=auth(Role.VIEWER))
     suggestion = r.json()
