@@ -32,6 +32,7 @@ from controller.sync import events as wire
 from controller.sync.errors import CommandRefused
 from controller.sync.journal import Journal
 from controller.sync.messages import (
+    AddChips,
     CallClock,
     CloseTable,
     Command,
@@ -114,6 +115,10 @@ def _seat_event(event: te.TableEvent) -> TableEvent | None:
         case te.SeatLeft(seat=seat, player=player, stack=stack):
             return wire.TableChanged(change="player_removed", seat=seat, player=player,
                                      stack=stack)
+        case te.ChipsAdded(seat=seat, before=before, after=after, reason=reason):
+            return wire.StackAdjusted(  # TOURN-10..12: a rebuy or add-on, one seat
+                reason="add_on" if reason == "add_on" else "rebuy",
+                seats=(wire.SeatAdjustment(seat=seat, before=before, after=after),))
         case te.SatOut(seat=seat):
             return wire.TableChanged(change="sat_out", seat=seat)
         case te.CameBack(seat=seat):
@@ -328,6 +333,17 @@ class TableCommands:
         changes = [e.change for e in events if isinstance(e, wire.TableChanged)]
         return {"change": changes[-1] if changes else "none"}, events
 
+    def _add_chips(self, command_id: str, seat: int, player: str, chips: int,
+                   reason: str) -> Reply:
+        """A rebuy or add-on (TOURN-10..12): one ``stack_adjusted`` with the command id;
+        refused during a hand (TOURN-11), for an empty seat or someone else's."""
+        _, events = self._run(command_id, lambda: self.table.add_chips(seat, player, chips,
+                                                                       reason))
+        tagged = [e.model_copy(update={"command_id": command_id})
+                  if isinstance(e, wire.StackAdjusted) else e for e in events]
+        after = self.table.roster[seat].stack
+        return {"change": "stack_adjusted", "seat": seat, "stack": after}, tagged
+
     def perform(self, command: Command, command_id: str) -> Reply:
         """Carry ``command`` out on the table; :class:`CommandRefused` if it cannot."""
         t = self.table
@@ -372,6 +388,8 @@ class TableCommands:
                                          "remove or move them first")
                 return self._run(command_id, lambda: t.take_seat(
                     seat, player, stack, extension_chips=chips, penalty_hands=penalty))
+            case AddChips(seat=seat, player=player, chips=chips, reason=reason):
+                return self._add_chips(command_id, seat, player, chips, reason)
             case RemovePlayer(seat=seat):
                 return self._run(command_id, lambda: t.leave_seat(seat))
             case MovePlayer(seat=seat, to_table=to_table):

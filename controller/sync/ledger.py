@@ -28,6 +28,7 @@ from controller.sync.messages import (
     ActionCorrected,
     ActionHeld,
     ActionsUndone,
+    AddChips,
     BoardDealt,
     CallClock,
     CardBurned,
@@ -52,6 +53,7 @@ from controller.sync.messages import (
     RemovePlayer,
     Resume,
     ScheduleColourUp,
+    SeatAdjustment,
     SeatPlayer,
     SeatPresence,
     SeatView,
@@ -261,15 +263,16 @@ class SeatingControls:
     def __init__(self, state: Callable[[], PublicState]) -> None:
         self._state = state
 
-    def perform(self, command: Command, command_id: str) -> tuple[dict[str, int | str | bool],
-                                                                   list[TableChanged]]:
+    def perform(self, command: Command, command_id: str
+                ) -> tuple[dict[str, int | str | bool], list[TableChanged | StackAdjusted]]:
         """Validate ``command`` against the current state; :class:`CommandRefused` if not."""
         st = self._state()
         seats = _seat_stacks(st)
         if st.closed:
             raise CommandRefused("the table is closed")
 
-        def change(**kw: object) -> tuple[dict[str, int | str | bool], list[TableChanged]]:
+        def change(**kw: object) -> tuple[dict[str, int | str | bool],
+                                          list[TableChanged | StackAdjusted]]:
             event = TableChanged.model_validate({**kw, "command_id": command_id})
             return {"change": event.change}, [event]
 
@@ -324,6 +327,16 @@ class SeatingControls:
                 need_no_hand("move a player")
                 return change(change="player_moved", seat=seat, player=seats[seat].player,
                               stack=seats[seat].stack, to_table=to_table)
+            case AddChips(seat=seat, player=player, chips=chips, reason=reason):
+                need_seated(seat)  # TOURN-10..12: a rebuy or add-on, between hands
+                need_no_hand(f"add chips ({reason})")
+                if seats[seat].player != player:
+                    raise CommandRefused(f"seat {seat} is {seats[seat].player}'s, not "
+                                         f"{player}'s")
+                before = seats[seat].stack
+                return {"change": "stack_adjusted", "seat": seat, "stack": before + chips}, [
+                    StackAdjusted(reason=reason, command_id=command_id, seats=(
+                        SeatAdjustment(seat=seat, before=before, after=before + chips),))]
             case CloseTable():
                 need_no_hand("close the table")
                 return change(change="table_closed")

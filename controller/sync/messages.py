@@ -72,7 +72,8 @@ from controller.sync.events import SeatNo as _Seat
 
 __all__ = [
     "COMMAND_NAMES", "SCHEMA_VERSION", "AckMessage", "ActionAccepted", "ActionCorrected",
-    "ActionHeld", "ActionsUndone", "BoardDealt", "BurnedCard", "CallClock", "CardBurned",
+    "ActionHeld", "ActionsUndone", "AddChips", "BoardDealt", "BurnedCard", "CallClock",
+    "CardBurned",
     "ClockSnapshot", "CloseTable", "Command", "CommandMessage", "DeckReport", "Envelope",
     "EventBody",
     "EventMessage", "GameSetup", "HandEnded", "HandForHand", "HandLayout", "HandShown",
@@ -288,6 +289,19 @@ class MovePlayer(_Frozen):
     to_table: _Id
 
 
+class AddChips(_Frozen):
+    """A rebuy or add-on bought on the floor (TOURN-10..12): add ``chips`` to the stack of
+    ``player`` in ``seat``, between hands. The table answers with ``stack_adjusted``
+    (``reason`` "rebuy" or "add_on") carrying the command id; it refuses during a hand,
+    for an empty seat, or when someone else sits there."""
+
+    name: Literal["add_chips"] = "add_chips"
+    seat: _Seat
+    player: _Id
+    chips: Annotated[int, Field(gt=0, le=10**9)]
+    reason: Literal["rebuy", "add_on"]
+
+
 class CloseTable(_Frozen):
     """Close the table (breaking it)."""
 
@@ -296,13 +310,13 @@ class CloseTable(_Frozen):
 
 Command = Annotated[
     Pause | Resume | SetLevel | CallClock | HandForHand | NextHand | SyncClock
-    | ScheduleColourUp | SeatPlayer | RemovePlayer | MovePlayer | CloseTable,
+    | ScheduleColourUp | SeatPlayer | RemovePlayer | MovePlayer | AddChips | CloseTable,
     Field(discriminator="name"),
 ]
 COMMAND_NAMES: Final = frozenset({
     "pause", "resume", "set_level", "call_clock", "hand_for_hand", "next_hand", "sync_clock",
     "colour_up",
-    "seat_player", "remove_player", "move_player", "close_table",
+    "seat_player", "remove_player", "move_player", "add_chips", "close_table",
 })
 
 

@@ -53,6 +53,19 @@ class SeatLeft:
 
 
 @dataclass(frozen=True, slots=True)
+class ChipsAdded:
+    """A rebuy or add-on (TOURN-10..12, ``reason`` "rebuy" or "add_on") reached the player
+    at ``seat``: the stack went from ``before`` to ``after`` between hands."""
+
+    secret: ClassVar[bool] = False
+    seat: int
+    player: str
+    before: int
+    after: int
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
 class SatOut:
     """The player at ``seat`` sits out from the next hand."""
 
@@ -535,7 +548,8 @@ class StacksColouredUp:
 
 
 TableEvent = (
-    SeatTaken | SeatLeft | SatOut | CameBack | PlayerCheckedIn | WrongSeat | PresenceChanged
+    SeatTaken | SeatLeft | ChipsAdded | SatOut | CameBack | PlayerCheckedIn | WrongSeat
+    | PresenceChanged
     | DeckEnrolled | DeckChecked | UnknownCard | HandStarted | HoleCardsDealt | CardBurned
     | BoardDealt | ActionAccepted | ActionHeld | ActionReleased | ActionsUndone
     | ActionCorrected | HandShown | PotAwarded | HandEnded | MisdealDeclared | Irregularity

@@ -25,6 +25,7 @@ from .base import Stage, console
 from .deck import DeckCount, DeckMap, Enrolment
 from .events import (
     CameBack,
+    ChipsAdded,
     DeckChecked,
     DeckEnrolled,
     PenaltyServed,
@@ -54,6 +55,7 @@ class SeatsAndDeck:
     count: DeckCount | None
     clocks: TableClocks
     hand_no: int
+    tournament: bool
     redeal: Positions | None
     penalties: dict[str, int]  # PEN-4/5: player -> hands of a penalty still to serve
     _depth: int
@@ -115,6 +117,44 @@ class SeatsAndDeck:
             return self.reject(str(exc), None, "seats")
         self.penalties.pop(left.player, None)  # a move: the host carries it (PEN-5)
         self.emit(SeatLeft(seat, left.player, left.stack))
+        return True
+
+    @console
+    def add_chips(self, seat: int, player: str, chips: int, reason: str) -> bool:
+        """A rebuy or add-on the floor sold (TOURN-10..12; the host decides who may buy):
+        ``chips`` go onto the stack of ``player`` at ``seat``, between hands only (TOURN-11:
+        bought chips are in play from the next hand), never during a colour-up
+        (CHIPRACE-1), never to an empty seat or to someone else."""
+        rule = "TOURN-12" if reason == "add_on" else "TOURN-11"
+        what = "an add-on" if reason == "add_on" else "a rebuy"
+        if reason not in ("rebuy", "add_on"):
+            return self.reject(f"chips are added for a rebuy or an add-on, not {reason!r}",
+                               "TOURN-10", "seats")
+        if not self.tournament:
+            return self.reject(f"{what} is a tournament purchase and this is a cash table",
+                               "TOURN-10", "seats")
+        if self.stage is Stage.COLOUR_UP:
+            return self.reject(f"a colour-up is under way: {what} waits until it is done "
+                               "(CHIPRACE-1)", "CHIPRACE-1", "seats")
+        if self.stage not in (Stage.IDLE, Stage.ENROLLING):
+            return self.reject(f"hand {self.hand_no} is in play: {what} is added between "
+                               f"hands ({rule}); send it again when the hand is over", rule,
+                               "seats")
+        if chips <= 0:
+            return self.reject(f"{what} adds chips, not {chips}", rule, "seats")
+        try:
+            s = self.roster[seat]
+        except SeatError as exc:
+            return self.reject(str(exc), None, "seats")
+        if s.state is SeatState.EMPTY:
+            return self.reject(f"seat {seat} is empty: a busted player is seated again with "
+                               f"seat_player, not given {what}", rule, "seats")
+        if s.player != player:
+            return self.reject(f"seat {seat} is {s.player}'s, not {player}'s: check the "
+                               "seat before adding chips", rule, "seats")
+        before = s.stack
+        s.stack += chips
+        self.emit(ChipsAdded(seat, player, before, s.stack, reason))
         return True
 
     def serve_penalties(self) -> None:

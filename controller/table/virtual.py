@@ -37,7 +37,15 @@ from controller.rules.rake import RakePolicy
 
 from . import hand_for_hand
 from .deck import DeckMap
-from .events import HandEnded, SeatLeft, SeatTaken, Sink, StacksColouredUp, TableEvent
+from .events import (
+    ChipsAdded,
+    HandEnded,
+    SeatLeft,
+    SeatTaken,
+    Sink,
+    StacksColouredUp,
+    TableEvent,
+)
 from .lights import Level
 from .table import Stage, Table
 
@@ -141,6 +149,8 @@ class VirtualTable:
             self.bought_in -= event.stack  # type: ignore[union-attr]
         elif isinstance(event, StacksColouredUp):  # the chip race changes the chips in play
             self.bought_in += sum(after - before for _, before, after in event.stacks)
+        elif isinstance(event, ChipsAdded):  # a rebuy or add-on (TOURN-10..12) bought chips
+            self.bought_in += event.after - event.before
         if self._outer is not None:
             self._outer(event)
 

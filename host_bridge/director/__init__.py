@@ -20,7 +20,8 @@ given (a ``random.Random``). Imports only the standard library, ``controller.rul
 Bridge side (not imported here; they use the bridge, the wire format's message models,
 SQLAlchemy and pydantic): :mod:`.service` (:class:`TournamentDirector`, the model joined to
 real tables through the bridge; its module docstring is the API a demo calls),
-:mod:`.floorwork` (reports, floor operations, commands), :mod:`.journal` (its inputs in
+:mod:`.floorwork` (reports, floor operations, commands), :mod:`.purchases` (rebuys and
+add-ons carried to the tables), :mod:`.journal` (its inputs in
 the store, replayed after a restart) and :mod:`.schemas` (the REST API's models).
 """
 

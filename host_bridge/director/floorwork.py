@@ -346,6 +346,8 @@ class FloorWork:
             for seat, player in sorted(ts.players.items()):
                 if self.views[wire].seats.get(seat) == player:
                     continue
+                if self.model.entry(player).stack <= 0:  # a bust who may still rebuy
+                    continue  # (TOURN-10): off the table until the rebuy seats them
                 arrive.append((wire, seat, player))
                 if player in shown:
                     leave.append((*shown[player], player, wire))

@@ -26,6 +26,7 @@ STANDARD: Final = ((25, 50, 0), (50, 100, 0), (75, 150, 25), (100, 200, 25), (15
                    (10000, 20000, 3000), (15000, 30000, 5000), (25000, 50000, 5000))
 TURBO: Final = STANDARD[::2]
 STRUCTURES: Final = {"standard": (STANDARD, 20 * 60.0), "turbo": (TURBO, 10 * 60.0)}
+ADD_ON_BREAK: Final = 2  # TOURN-12: the break between levels 2 and 3
 _WIRE_ID = re.compile(r"^[A-Za-z0-9_.:-]{1,64}$")
 
 
@@ -73,6 +74,15 @@ class TournamentOptions:
     # table on (issue 5: granted and reset by the tournament's stage); 0: none granted
     time_bank_start: int = 0
     time_bank_final_table: int = 0
+    # TOURN-10: rebuys during the first ``rebuy_levels`` levels (0: none), each of the
+    # starting stack for ``rebuy_price`` (None: the buy-in) plus ``rebuy_fee``; TOURN-12:
+    # the add-on in the break after level 2 (``breaks`` must hold it), likewise priced
+    rebuy_levels: int = 0
+    rebuy_price: int | None = None
+    rebuy_fee: int = 0
+    add_on: bool = False
+    add_on_price: int | None = None
+    add_on_fee: int = 0
 
     def verify(self) -> None:
         """Raise :class:`DirectorError` naming the field that cannot be used."""
@@ -96,6 +106,11 @@ class TournamentOptions:
             raise DirectorError("level_minutes: a level lasts at least a second", "LEVEL-2")
         if self.sync_every_s <= 0:
             raise DirectorError("sync_every_s: must be positive", "LEVEL-2")
+        if self.rebuy_levels < 0:
+            raise DirectorError("rebuy_levels: rebuys are open 0 or more levels", "TOURN-10")
+        if self.add_on and not any(after == ADD_ON_BREAK for after, _, _ in self.breaks):
+            raise DirectorError(f"breaks: the add-on is taken in the break after level "
+                                f"{ADD_ON_BREAK} (TOURN-12); add that break", "TOURN-12")
 
     @property
     def table_numbers(self) -> dict[str, int]:
@@ -113,7 +128,9 @@ class TournamentOptions:
 
     def level_structure(self) -> Structure:
         levels, seconds = STRUCTURES[self.structure]
-        breaks = [Break(after, length, tuple(colour)) for after, length, colour in self.breaks]
+        breaks = [Break(after, length, tuple(colour),  # TOURN-12: the add-on's break
+                        add_on=self.add_on and after == ADD_ON_BREAK)
+                  for after, length, colour in self.breaks]
         try:
             return structure(levels, level_minutes=(self.level_seconds or seconds) / 60,
                              breaks=breaks, name=self.structure)
@@ -126,7 +143,11 @@ class TournamentOptions:
         return TournamentSetup(
             name=self.name, structure=self.level_structure(), buy_in=self.buy_in, fee=self.fee,
             starting_stack=self.starting_stack, seats_per_table=self.seats_per_table,
-            late_registration_levels=self.late_registration_levels, payouts=pay)
+            late_registration_levels=self.late_registration_levels, payouts=pay,
+            rebuy_levels=self.rebuy_levels, rebuy_fee=self.rebuy_fee,
+            rebuy_price=self.buy_in if self.rebuy_price is None else self.rebuy_price,
+            add_on=self.add_on, add_on_fee=self.add_on_fee,
+            add_on_price=self.buy_in if self.add_on_price is None else self.add_on_price)
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)

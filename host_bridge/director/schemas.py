@@ -50,6 +50,14 @@ class TournamentCreate(TournamentBase):
         0, description="time-bank extension chips each player holds from the start")
     time_bank_final_table: Annotated[int, Field(ge=0, le=20)] = Field(
         0, description="... and again from the final table on")
+    rebuy_levels: Annotated[int, Field(ge=0, le=18)] = Field(
+        0, description="TOURN-10: rebuys are open during this many first levels (0: none)")
+    rebuy_price: Money | None = Field(None, description="cents; none: the buy-in")
+    rebuy_fee: Money = 0
+    add_on: bool = Field(False, description="TOURN-12: an add-on in the break after level 2 "
+                         "(give that break in breaks)")
+    add_on_price: Money | None = Field(None, description="cents; none: the buy-in")
+    add_on_fee: Money = 0
 
 
 class PlayerCreate(BaseModel):

@@ -9,16 +9,18 @@ to the floor through the bridge:
   ``MovePlayer`` at the source of a move and ``SeatPlayer`` at its destination with the
   stack the move reported; ``CloseTable`` for a broken table; ``HandForHand``/``NextHand``;
   ``SyncClock`` at each level change and every ``sync_every_s``; ``ScheduleColourUp``
-  for each break with a colour-up; ``Pause``/``Resume`` to hold tables (below).
+  for each break with a colour-up; ``Pause``/``Resume`` to hold tables (below);
+  ``AddChips`` for a rebuy or add-on (:mod:`.purchases`, TOURN-10..12).
 * **Reports in** from the events the bridge has stored, in each table's seq order
   (:meth:`observe`, hooked into :class:`~host_bridge.bridge.Bridge`): ``hand_started``/
   ``hand_ended`` (stacks, eliminations, places), ``hand_voided``, ``table_changed``
   (``player_seated``, ``player_moved`` with the stack, ``player_busted``,
   ``player_removed``, ``paused``/``resumed``, ``hand_for_hand``, ``table_closed``),
-  ``stack_adjusted`` (a colour-up's chip race) and ``shot_clock`` (a time-bank chip spent:
-  the count a moved player carries, TOURN-32). After every hand the invariants are
-  checked (every player seated once, no table over its seats, chips conserved, places
-  unique and complete); a failure is kept in :attr:`anomalies` and logged at ERROR.
+  ``stack_adjusted`` (a colour-up's chip race; a rebuy or add-on) and ``shot_clock``
+  (a time-bank chip spent: the count a moved player carries, TOURN-32). After every
+  hand the invariants are checked (every player seated once, no table over its seats,
+  chips conserved, places unique and complete); a failure is kept in :attr:`anomalies`
+  and logged at ERROR.
 
 How moves are carried out (TOURN-19/20/21/28): the model decides; the tables are then
 made to match it (:meth:`_reconcile`: every player the model seats elsewhere leaves with
@@ -81,6 +83,7 @@ from .floorwork import FloorWork, TableView
 from .handforhand import HandForHand, LastHands
 from .journal import DirectorJournal
 from .options import TournamentOptions
+from .purchases import Purchases
 from .tournament import Tournament
 
 log = logging.getLogger(__name__)
@@ -96,7 +99,7 @@ class CommandSender(Protocol):
                    role: str) -> tuple[str, ReplyMessage]: ...
 
 
-class TournamentDirector(FloorWork):
+class TournamentDirector(FloorWork, Purchases):
     """One tournament on the floor, from registration to the winner."""
 
     def __init__(self, options: TournamentOptions, desk: CommandSender | None, *,
@@ -136,6 +139,7 @@ class TournamentDirector(FloorWork):
         self._stopped_held: set[str] = set()
         self._floor_lock = asyncio.Lock()
         self._waiters: list[tuple[Callable[[], bool], asyncio.Future[None]]] = []
+        self.asked: dict[str, str] = {}  # rebuys/add-ons sent, not yet reported (TOURN-10)
 
     # -- creating and restoring -----------------------------------------------------------
     @classmethod
@@ -297,7 +301,12 @@ class TournamentDirector(FloorWork):
             if kind == "event":
                 view = self.views[body["table"]]
                 view.seq = max(view.seq, int(body["seq"]))
-                return self._apply_event(body["table"], body["event"])
+                self._apply_event(body["table"], body["event"])
+                self._purchase_reported(body["table"], body["event"])  # TOURN-10..12
+                return None
+            if kind in ("buy", "buy_refused"):  # a rebuy or add-on asked (purchases.py)
+                self._apply_purchase(kind, body)
+                return None
             if kind == "level":
                 self.model.set_level(int(body["number"]), rng)
                 return None

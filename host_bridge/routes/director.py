@@ -15,7 +15,7 @@ import asyncio
 import logging
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Depends, FastAPI, HTTPException, Request, status
+from fastapi import APIRouter, Depends, FastAPI, HTTPException, Path, Request, status
 from fastapi.responses import JSONResponse
 from sqlalchemy import select
 from sqlalchemy.orm import Session, sessionmaker
@@ -26,6 +26,7 @@ from host_bridge.db import writer_sessions
 from host_bridge.deps import COMMANDERS_DIRECTOR, READERS, Principal, require
 from host_bridge.director.journal import DirectorJournal
 from host_bridge.director.options import TournamentOptions
+from host_bridge.director.purchases import PurchaseUnconfirmed
 from host_bridge.director.schemas import (
     BalanceConfirm,
     BalancingPublic,
@@ -150,7 +151,7 @@ def invalid(field: str, message: str) -> JSONResponse:
 
 
 _FIELDS = ("name", "tables", "players", "structure", "breaks", "level_minutes", "sync_every_s",
-           "starting_stack", "buy_in", "fee", "profile")
+           "starting_stack", "buy_in", "fee", "profile", "rebuy_levels")
 
 
 @router.get("/whoami", responses=AUTH)
@@ -183,7 +184,10 @@ async def create_tournament(body: TournamentCreate, room: Room, _who: Director) 
             late_registration_levels=body.late_registration_levels,
             hand_for_hand_margin=body.hand_for_hand_margin, auto_balance=body.auto_balance,
             time_bank_start=body.time_bank_start,
-            time_bank_final_table=body.time_bank_final_table)
+            time_bank_final_table=body.time_bank_final_table,
+            rebuy_levels=body.rebuy_levels, rebuy_price=body.rebuy_price,
+            rebuy_fee=body.rebuy_fee, add_on=body.add_on, add_on_price=body.add_on_price,
+            add_on_fee=body.add_on_fee)
         options.verify()
         options.setup()
     except RulesError as exc:
@@ -287,3 +291,43 @@ async def draw_last_hands(body: LastHandsCreate, room: Room, who: Director
         raise refused(exc) from None
     log.info("%s (%s) drew the last hands of the day", who.name, Role(who.role).value)
     return TournamentPublic.model_validate(director.status())
+
+
+PlayerId = Annotated[str, Path(min_length=1, max_length=64, pattern=r"^[A-Za-z0-9_.:-]+$",
+                               description="the player's id")]
+BUYING: dict[int | str, dict[str, Any]] = {
+    404: {"model": Message, "description": "no tournament yet, or no such player"},
+    504: {"model": Message, "description": "the table has not reported the chips yet"}}
+
+
+async def _buy(room: DirectorRoom, player: str, what: str) -> TournamentPublic:
+    director = await room.ready()
+    if player not in director.model.current:
+        raise HTTPException(status.HTTP_404_NOT_FOUND, f"player {player!r} is not registered "
+                            f"in tournament {director.id} (GET {PREFIX})")
+    try:
+        await (director.rebuy(player) if what == "rebuy" else director.add_on(player))
+    except PurchaseUnconfirmed as exc:
+        raise HTTPException(status.HTTP_504_GATEWAY_TIMEOUT, exc.reason) from None
+    except RulesError as exc:
+        raise refused(exc) from None
+    return TournamentPublic.model_validate(director.status())
+
+
+PREFIX = "/api/v1/director/tournament"
+
+
+@router.post("/tournament/players/{player}/rebuy", responses={**AUTH, **BUYING, **REFUSED})
+async def rebuy_player(player: PlayerId, room: Room, _who: Director) -> TournamentPublic:
+    """TOURN-10/11: a rebuy of the starting stack, while the player has at most the
+    starting stack and within the rebuy levels; the player's table is held between hands,
+    adds the chips and reports them, and the model and the prize pool follow. Roles:
+    ``director``, ``admin``."""
+    return await _buy(room, player, "rebuy")
+
+
+@router.post("/tournament/players/{player}/add-on", responses={**AUTH, **BUYING, **REFUSED})
+async def add_on_player(player: PlayerId, room: Room, _who: Director) -> TournamentPublic:
+    """TOURN-12: the add-on, once per player, in the break after level 2; carried to the
+    table like a rebuy. Roles: ``director``, ``admin``."""
+    return await _buy(room, player, "add_on")

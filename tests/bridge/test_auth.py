@@ -40,6 +40,8 @@ ROUTES: list[tuple[str, str, dict[str, Any] | None, frozenset[Role]]] = [
     ("POST", "/api/v1/director/tournament/start", None, DIRECTORS),
     ("POST", "/api/v1/director/tournament/balancing", {}, DIRECTORS),
     ("POST", "/api/v1/director/tournament/last-hands", {}, DIRECTORS),
+    ("POST", "/api/v1/director/tournament/players/ana/rebuy", None, DIRECTORS),
+    ("POST", "/api/v1/director/tournament/players/ana/add-on", None, DIRECTORS),
 ]
 # what an admitted role gets when it is not a plain 200: created, or no tournament yet
 ADMITTED = {("POST", "/api/v1/director/tournament"): 201,
@@ -57,7 +59,8 @@ def settings(played: BridgeSettings) -> BridgeSettings:
 def test_the_matrix_covers_every_route_of_the_schema(client: TestClient) -> None:
     paths = client.get("/openapi.json").json()["paths"]
     schema_routes = {(m.upper(), p) for p, ops in paths.items() for m in ops}
-    covered = {(m, url.replace("t1", "{table_id}").replace("hands/1", "hands/{hand_no}"))
+    covered = {(m, url.replace("t1", "{table_id}").replace("hands/1", "hands/{hand_no}")
+                .replace("players/ana/", "players/{player}/"))
                for m, url, _, _ in ROUTES}
     assert schema_routes == covered
 

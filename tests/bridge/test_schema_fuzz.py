@@ -42,6 +42,8 @@ OPERATIONS = [
     ("GET", "/api/v1/director/tournament/hand-for-hand"),
     ("GET", "/api/v1/director/tournament/places"),
     ("POST", "/api/v1/director/tournament/last-hands"),
+    ("POST", "/api/v1/director/tournament/players/{player}/rebuy"),
+    ("POST", "/api/v1/director/tournament/players/{player}/add-on"),
 ]
 EXAMPLES = 30
 

@@ -7,7 +7,8 @@ for hand-for-hand, and reports what happened as the controller does: ``hand_star
 (seats in position order, stacks before the forced bets, the layout), ``hand_ended``
 (stacks after), then ``player_busted`` for each player left with no chips;
 ``player_moved`` carries the stack; ``HandForHand(on)`` holds the table after its hand
-and each ``NextHand`` releases exactly one hand (``hand_released``).
+and each ``NextHand`` releases exactly one hand (``hand_released``); ``AddChips`` (a rebuy
+or add-on) adds to the stack of the player in the seat and reports ``stack_adjusted``.
 
 Hands are chip transfers (as in ``sim.py``): positions from ``controller.rules.button``,
 blinds and antes of the level the host's ``SyncClock`` set, two dealt players contest the
@@ -31,6 +32,7 @@ import aiomqtt
 from controller.rules.button import Positions, SeatStatus, first_hand, next_hand
 from controller.rules.config import LIVE_TOURNAMENT
 from controller.sync.messages import (
+    AddChips,
     CloseTable,
     CommandMessage,
     EventMessage,
@@ -44,8 +46,10 @@ from controller.sync.messages import (
     ReplyMessage,
     Resume,
     ScheduleColourUp,
+    SeatAdjustment,
     SeatPlayer,
     SetLevel,
+    StackAdjusted,
     StatusMessage,
     SyncClock,
     TableChanged,
@@ -140,7 +144,7 @@ class ContractTable:
     async def _perform(self, message: CommandMessage) -> None:
         command, cid = message.command, message.command_id
         self.commands.append(command.name)
-        changes: list[TableChanged] = []
+        changes: list[TableChanged | StackAdjusted] = []
         error: str | None = None
         closing = False
         match command:
@@ -193,6 +197,18 @@ class ContractTable:
                 changes.append(TableChanged(change="level_set", level=level))
             case ScheduleColourUp(at_level=level):
                 changes.append(TableChanged(change="colour_up_scheduled", level=level))
+            case AddChips(seat=seat, player=player, chips=chips, reason=reason):
+                # TOURN-10..12, as the controller: between hands (commands always land
+                # between hands here), to the player in the seat, one stack_adjusted
+                if seat not in self.seats:
+                    error = f"seat {seat} is empty"
+                elif self.seats[seat][0] != player:
+                    error = f"seat {seat} is {self.seats[seat][0]}'s, not {player}'s"
+                else:
+                    before = self.seats[seat][1]
+                    self.seats[seat] = (player, before + chips)
+                    changes.append(StackAdjusted(reason=reason, seats=(SeatAdjustment(
+                        seat=seat, before=before, after=before + chips),)))
             case CloseTable():
                 closing = True
                 changes.append(TableChanged(change="table_closed"))
@@ -206,8 +222,7 @@ class ContractTable:
         reply = ReplyMessage(table=self.table, boot=self.boot, seq=0, ts=time.time(),
                              command_id=cid,
                              status="error" if error else "ok", error=error,
-                             data=None if error else {"change": changes[-1].change
-                                                      if changes else "none"})
+                             data=None if error else {"change": _change(changes)})
         await self.send(self.topics.reply, reply.to_wire())
         if closing:  # after the reply: the dealer's loop ends and the client with it
             self.closed = True
@@ -288,6 +303,14 @@ class ContractTable:
 
     def chips(self) -> int:
         return sum(stack for _, stack in self.seats.values())
+
+
+def _change(changes: Sequence[TableChanged | StackAdjusted]) -> str:
+    """The reply's ``change``, as the controller names it."""
+    if not changes:
+        return "none"
+    last = changes[-1]
+    return last.change if isinstance(last, TableChanged) else last.kind
 
 
 class LocalFloor:
