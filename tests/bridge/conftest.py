@@ -23,6 +23,7 @@ from host_bridge.app import create_app
 from host_bridge.bridge import Bridge
 from host_bridge.settings import BridgeSettings, Role, TokenGrant
 from tests.bridge.tablesim import SITE, FakeBroker, WireTable, showdown_hand
+from tests.needs import missing, need_module
 
 TOKENS = {role: f"token-for-{role.value}-0123456789" for role in Role}
 
@@ -151,8 +152,8 @@ def postgres_url() -> Iterator[str]:
     packages or the psycopg driver are missing)."""
     pg = _pg_bin()
     if pg is None:
-        pytest.skip("PostgreSQL is not installed (Debian: apt-get install -y postgresql)")
-    pytest.importorskip("psycopg", reason="the psycopg driver is not installed "
+        missing("PostgreSQL is not installed (Debian: apt-get install -y postgresql)")
+    need_module("psycopg", "the psycopg driver is not installed "
                         "(pip install 'psycopg[binary]')")
     # outside pytest's tmp dir: that one is private to root, and initdb refuses to run as
     # root, so as root the cluster runs as the postgres user

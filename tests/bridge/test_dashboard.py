@@ -39,7 +39,8 @@ from host_bridge.bridge import Bridge
 from host_bridge.settings import Role
 from tests.bridge.conftest import TOKENS, make_settings
 from tests.bridge.tablesim import SITE, WireTable
-from tests.sync.conftest import MOSQUITTO, Mosquitto, start_node
+from tests.needs import missing, need_module
+from tests.sync.conftest import Mosquitto, start_node
 
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
@@ -162,7 +163,7 @@ class VirtualBridge(RunningBridge):
 
 def need_websockets() -> None:
     if not any(importlib.util.find_spec(m) for m in ("websockets", "wsproto")):
-        pytest.skip("uvicorn serves no WebSocket without the websockets package")
+        missing("uvicorn serves no WebSocket without the websockets package")
 
 
 @pytest.fixture(scope="module")
@@ -177,9 +178,8 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[VirtualBridge]:
 def browser() -> Iterator[Any]:
     """Debian's Chromium, headless, through Playwright."""
     if not CHROMIUM.exists() or shutil.which(str(CHROMIUM)) is None:
-        pytest.skip("no /usr/bin/chromium: apt-get install chromium")
-    sync_api = pytest.importorskip("playwright.sync_api",
-                                   reason="the playwright package is not installed")
+        missing("no /usr/bin/chromium: apt-get install chromium")
+    sync_api = need_module("playwright.sync_api", "the playwright package is not installed")
     with sync_api.sync_playwright() as driver:
         chromium = driver.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
         yield chromium
@@ -189,7 +189,7 @@ def browser() -> Iterator[Any]:
 @pytest.fixture
 def expect() -> Any:
     """Playwright's auto-waiting assertions."""
-    return pytest.importorskip("playwright.sync_api").expect
+    return need_module("playwright.sync_api", "the playwright package is not installed").expect
 
 
 def signed_in(browser: Any, served: RunningBridge, role: Role, tables: int = len(FLOOR)
@@ -325,14 +325,11 @@ def test_a_viewer_sees_the_floor_and_no_command(browser: Any, served: VirtualBri
 
 
 def test_a_real_table_over_mosquitto_is_followed_paused_and_seen_to_die(
-        browser: Any, expect: Any, tmp_path: Path) -> None:
+        browser: Any, expect: Any, tmp_path: Path, mosquitto: Mosquitto) -> None:
     """The whole path: a controller (``controller.sync.soak_node``) playing hands over a
     real Mosquitto, the bridge's MQTT link, the page."""
-    if MOSQUITTO is None:
-        pytest.skip("mosquitto is not installed (Debian: apt-get install -y mosquitto)")
     need_websockets()
-    broker = Mosquitto(tmp_path / "broker")
-    broker.start()
+    broker = mosquitto
     node = None
     try:
         app = create_app(make_settings(tmp_path, mqtt_port=broker.port, command_timeout_s=20),
@@ -369,4 +366,3 @@ def test_a_real_table_over_mosquitto_is_followed_paused_and_seen_to_die(
         if node is not None and node.poll() is None:
             node.kill()
             node.communicate(timeout=WAIT_S)
-        broker.stop()

@@ -7,7 +7,6 @@ from __future__ import annotations
 import asyncio
 import socket
 import threading
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -21,7 +20,7 @@ from host_bridge.mqtt import MqttLink
 from tests.bridge.conftest import make_settings
 from tests.bridge.tablesim import WireTable
 from tests.bridge.test_ingest import acks, event_count, table_row
-from tests.sync.conftest import MOSQUITTO, Mosquitto
+from tests.sync.conftest import Mosquitto
 
 
 def restarted(bridge: Bridge) -> Ingest:
@@ -96,24 +95,12 @@ def test_the_store_runs_off_the_event_loop(bridge: Bridge,
     assert threads[0].startswith("bridge-ingest")
 
 
-@pytest.fixture
-def broker_process(tmp_path: Path) -> Iterator[Mosquitto]:
-    """A Mosquitto on a free loopback port for one test."""
-    if MOSQUITTO is None:
-        pytest.skip("mosquitto is not installed (Debian: apt-get install -y mosquitto)")
-    broker = Mosquitto(tmp_path / "broker")
-    broker.start()
-    try:
-        yield broker
-    finally:
-        broker.stop()
-
 
 def test_the_broker_connection_sends_small_packets_at_once(
-        tmp_path: Path, broker_process: Mosquitto) -> None:
+        tmp_path: Path, mosquitto: Mosquitto) -> None:
     """TCP_NODELAY on the bridge's socket: with Nagle's algorithm and the broker's delayed
     ACKs an ack per batch could wait up to 40 ms."""
-    settings = make_settings(tmp_path, mqtt_port=broker_process.port)
+    settings = make_settings(tmp_path, mqtt_port=mosquitto.port)
     engine = make_engine(settings.database_url)
     migrate(engine)
 

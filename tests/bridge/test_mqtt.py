@@ -8,7 +8,7 @@ from __future__ import annotations
 import asyncio
 import subprocess
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 
 import aiomqtt
@@ -20,22 +20,10 @@ from host_bridge.app import create_app
 from host_bridge.settings import Role
 from tests.bridge.conftest import auth, make_settings
 from tests.bridge.tablesim import SITE
-from tests.sync.conftest import MOSQUITTO, Mosquitto, start_node
+from tests.sync.conftest import Mosquitto, start_node
 
 WAIT_S = 60.0  # an upper bound for slow CI machines, not a budget
 
-
-@pytest.fixture
-def mosquitto(tmp_path: Path) -> Iterator[Mosquitto]:
-    """A Mosquitto on a free loopback port for one test."""
-    if MOSQUITTO is None:
-        pytest.skip("mosquitto is not installed (Debian: apt-get install -y mosquitto)")
-    broker = Mosquitto(tmp_path / "broker")
-    broker.start()
-    try:
-        yield broker
-    finally:
-        broker.stop()
 
 
 def wait_for(what: str, predicate: Callable[[], bool]) -> None:

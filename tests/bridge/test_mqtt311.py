@@ -19,8 +19,10 @@ from host_bridge.db import make_engine, migrate, session_factory
 from host_bridge.mqtt import MqttLink
 from tests.bridge.conftest import make_settings
 from tests.bridge.tablesim import SITE, WireTable
+from tests.needs import need_module
+from tests.sync.conftest import Mosquitto
 
-amqtt_broker = pytest.importorskip("amqtt.broker", reason="amqtt is not installed")
+amqtt_broker = need_module("amqtt.broker", "amqtt is not installed")
 WAIT_S = 30.0
 
 
@@ -85,14 +87,8 @@ def test_on_a_3_1_1_broker_the_bridge_falls_back_with_plain_subscriptions(
 
 
 def test_on_mosquitto_the_bridge_speaks_mqtt5_with_shared_subscriptions(
-        tmp_path: Path) -> None:
-    from tests.sync.conftest import MOSQUITTO, Mosquitto
-
-    if MOSQUITTO is None:
-        pytest.skip("mosquitto is not installed (Debian: apt-get install -y mosquitto)")
-    broker = Mosquitto(tmp_path / "broker")
-    broker.start()
-    settings = make_settings(tmp_path, mqtt_port=broker.port)
+        tmp_path: Path, mosquitto: Mosquitto) -> None:
+    settings = make_settings(tmp_path, mqtt_port=mosquitto.port)
     engine = make_engine(settings.database_url)
     migrate(engine)
 
@@ -105,7 +101,6 @@ def test_on_mosquitto_the_bridge_speaks_mqtt5_with_shared_subscriptions(
         link = asyncio.run(scenario())
     finally:
         engine.dispose()
-        broker.stop()
     assert link.mqtt_version == "5"
     shared = [f for f, _ in link.subscriptions() if f.startswith("$share/bridge/")]
     assert len(shared) == 2  # events and hole cards

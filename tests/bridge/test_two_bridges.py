@@ -10,7 +10,6 @@ import json
 from pathlib import Path
 
 import aiomqtt
-import pytest
 from sqlalchemy import func, select
 
 from controller.sync.messages import parse_host_ack
@@ -20,7 +19,7 @@ from host_bridge.models import EventRecord, Hand, PokerTable
 from host_bridge.mqtt import MqttLink
 from tests.bridge.conftest import make_settings
 from tests.bridge.tablesim import SITE, WireTable, showdown_hand
-from tests.sync.conftest import MOSQUITTO, Mosquitto
+from tests.sync.conftest import Mosquitto
 
 TABLES = ("t1", "t2", "t3", "t4")
 WAIT_S = 60.0
@@ -34,11 +33,8 @@ def script(table: str) -> list[tuple[str, bytes]]:
 
 
 def test_two_bridges_on_one_postgresql_store_each_event_once_and_ack_right(
-        tmp_path: Path, postgres_url: str) -> None:
-    if MOSQUITTO is None:
-        pytest.skip("mosquitto is not installed (Debian: apt-get install -y mosquitto)")
-    broker = Mosquitto(tmp_path / "broker")
-    broker.start()
+        tmp_path: Path, postgres_url: str, mosquitto: Mosquitto) -> None:
+    broker = mosquitto
     engine = make_engine(postgres_url)
     migrate(engine)
     scripts = {t: script(t) for t in TABLES}
@@ -85,7 +81,6 @@ def test_two_bridges_on_one_postgresql_store_each_event_once_and_ack_right(
             bind = bridge.ingest._sessions.kw["bind"]
             bind.dispose()
         engine.dispose()
-        broker.stop()
     assert acked == last  # each table acked exactly up to its last event
     assert events == sum(last.values())  # each (table, seq) stored once
     assert unapplied == 0

@@ -8,28 +8,14 @@ import sqlite3
 import subprocess
 import sys
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
-from tests.sync.conftest import MOSQUITTO, Mosquitto
-
 ROOT = Path(__file__).resolve().parents[2]
 WAIT_S = 60.0  # an upper bound for a slow, shared machine, not a budget
 
-
-@pytest.fixture
-def mosquitto(tmp_path: Path) -> Iterator[Mosquitto]:
-    """A private Mosquitto on a free port, stopped after the test."""
-    if MOSQUITTO is None:
-        pytest.skip("mosquitto is not installed (Debian: apt-get install -y mosquitto)")
-    broker = Mosquitto(tmp_path / "mosquitto")
-    broker.start()
-    try:
-        yield broker
-    finally:
-        broker.stop()
 
 
 def start_demo(*args: str) -> subprocess.Popen[str]:

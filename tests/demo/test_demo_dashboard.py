@@ -14,10 +14,9 @@ import signal
 from pathlib import Path
 from typing import Any
 
-import pytest
-
 from tests.bridge.test_dashboard import browser, need_websockets
 from tests.demo.conftest import ROOT, WAIT_S, hands_ended, start_demo, wait_for
+from tests.needs import need_module
 from tests.sync.conftest import Mosquitto, free_port
 
 __all__ = ["browser"]  # the floor dashboard tests' fixture: Debian's Chromium, headless
@@ -29,7 +28,7 @@ TABLES = 4
 def test_the_dashboard_shows_the_demo_floor(mosquitto: Mosquitto, browser: Any,
                                             tmp_path: Path) -> None:
     need_websockets()
-    expect = pytest.importorskip("playwright.sync_api").expect
+    expect = need_module("playwright.sync_api", "the playwright package is not installed").expect
     port = free_port()
     data = tmp_path / "floor"
     # clocks at 5x: the first table breaks well after the page is up

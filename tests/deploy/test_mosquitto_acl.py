@@ -26,6 +26,7 @@ from paho.mqtt.reasoncodes import ReasonCode
 from host_bridge.app import create_app
 from host_bridge.settings import Role
 from tests.bridge.conftest import auth, make_settings
+from tests.needs import missing
 from tests.sync.conftest import MOSQUITTO, free_port
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -63,9 +64,9 @@ class Broker:
 def floor_broker(tmp_path: Path) -> Iterator[Broker]:
     """Mosquitto running the shipped configuration, on a free port."""
     if MOSQUITTO is None or PASSWD is None:
-        pytest.skip("mosquitto is not installed (Debian: apt-get install -y mosquitto)")
+        missing("mosquitto is not installed (Debian: apt-get install -y mosquitto)")
     if OPENSSL is None:
-        pytest.skip("openssl is not installed (Debian: apt-get install -y openssl)")
+        missing("openssl is not installed (Debian: apt-get install -y openssl)")
     _certificates(tmp_path)
     passwd = tmp_path / "pitboss.passwd"
     for k, (user, password) in enumerate(PASSWORDS.items()):

@@ -37,7 +37,7 @@ from host_bridge.mqtt import MqttLink
 from tests.bridge.conftest import make_settings
 from tests.bridge.tablesim import SITE
 from tests.director.floortables import ContractTable
-from tests.sync.conftest import MOSQUITTO, Mosquitto
+from tests.sync.conftest import Mosquitto
 
 
 @dataclass
@@ -178,15 +178,6 @@ def check_finished(out: dict[str, Any], players: int, real: bool = False) -> dic
     assert sum(table.hands for table in floor) == figures["hands"]
     return figures
 
-
-@pytest.fixture
-def mosquitto(tmp_path: Path) -> Any:
-    if MOSQUITTO is None:
-        pytest.skip("mosquitto is not installed (Debian: apt-get install -y mosquitto)")
-    broker = Mosquitto(tmp_path / "broker")
-    broker.start()
-    yield broker
-    broker.stop()
 
 
 def test_tourn_19_21_22_28_sixty_players_through_the_bridge_to_a_winner(

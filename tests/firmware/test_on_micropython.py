@@ -11,7 +11,7 @@ import shutil
 import subprocess
 from pathlib import Path
 
-import pytest
+from tests.needs import missing
 
 MPY = Path(__file__).parent / "mpy"
 PACKAGE = MPY / "node_modules" / "@micropython" / "micropython-webassembly-pyscript"
@@ -20,9 +20,9 @@ PACKAGE = MPY / "node_modules" / "@micropython" / "micropython-webassembly-pyscr
 def test_the_firmware_logic_passes_its_checks_on_micropython() -> None:
     node = shutil.which("node")
     if node is None:
-        pytest.skip("node is not installed: the MicroPython (WebAssembly) checks need Node 20+")
+        missing("node is not installed: the MicroPython (WebAssembly) checks need Node 20+")
     if not (PACKAGE / "micropython.mjs").is_file():
-        pytest.skip(f"the MicroPython npm package is not installed: run `npm ci` in {MPY}")
+        missing(f"the MicroPython npm package is not installed: run `npm ci` in {MPY}")
     proc = subprocess.run(
         [node, "run.mjs", "node_checks.py"],
         cwd=MPY,
@@ -41,7 +41,7 @@ def test_a_failing_check_on_micropython_fails_the_run(tmp_path: Path) -> None:
     # the runner must not swallow a Python exception (or every check above would be moot)
     node = shutil.which("node")
     if node is None or not (PACKAGE / "micropython.mjs").is_file():
-        pytest.skip(
+        missing(
             "node or the MicroPython npm package is absent (run `npm ci` in tests/firmware/mpy)"
         )
     script = tmp_path / "boom.py"

@@ -29,10 +29,11 @@ from controller.rules.cards import format_cards
 from controller.rules.config import LIVE_TOURNAMENT, Variant
 from controller.rules.game import GameConfig, Straddle
 from controller.rules.hand import Hand, Phase
+from tests.needs import need_module
 from tests.rules.randplay import Step, apply_step, choose_step, shuffled_deck
 
-pytest.importorskip("pokerkit", reason="pokerkit is the test oracle (test extra)")
-from tests.rules.oracle import pokerkit_state
+need_module("pokerkit", "pokerkit is the test oracle (test extra)")
+from tests.rules.oracle import pokerkit_state  # noqa: E402 (after the oracle check)
 
 # PokerKit warns when dealt cards differ from its own deck model's order; we deal ours.
 pytestmark = pytest.mark.filterwarnings("ignore:A card being dealt:UserWarning")

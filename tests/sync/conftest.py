@@ -85,17 +85,10 @@ class Mosquitto:
 
 
 @pytest.fixture
-def broker(tmp_path: Path) -> Iterator[Mosquitto]:
-    """A running Mosquitto on a free port, stopped after the test."""
-    if MOSQUITTO is None:
-        pytest.skip("mosquitto is not installed (Debian: apt-get install -y mosquitto); "
-                    "the sync tests need a real broker")
-    b = Mosquitto(tmp_path / "broker")
-    b.start()
-    try:
-        yield b
-    finally:
-        b.stop()
+def broker(mosquitto: Mosquitto) -> Mosquitto:
+    """A running Mosquitto on a free port (the shared ``mosquitto`` fixture), stopped
+    after the test."""
+    return mosquitto
 
 
 class Amqtt:
