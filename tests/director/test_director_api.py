@@ -23,8 +23,10 @@ URL = "/api/v1/director/tournament"
 TABLES = {"T1": 9, "T2": 9, "T3": 9, "T4": 9}
 
 
-def make_app(tmp_path: Path) -> tuple[FastAPI, LocalFloor]:
-    floor = LocalFloor(list(TABLES), seed=2)
+def make_app(tmp_path: Path, tables: dict[str, int] = TABLES,
+             seed: int = 2) -> tuple[FastAPI, LocalFloor]:
+    """A bridge whose publisher is a floor of contract tables, every table online."""
+    floor = LocalFloor(list(tables), seed=seed)
     app = create_app(make_settings(tmp_path, command_timeout_s=5.0), publisher=floor)
     floor.connect(app.state.bridge.receive)
     for message in floor.status_messages():

@@ -12,31 +12,22 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from fastapi import FastAPI
 from fastapi.testclient import TestClient
 
 from host_bridge.app import create_app
 from host_bridge.settings import Role
 from tests.bridge.conftest import auth, make_settings
 from tests.director.floortables import LocalFloor
+from tests.director.test_director_api import make_app
 
 URL = "/api/v1/director/tournament"
 TABLES = {"T1": 9, "T2": 9}
 START, BUY_IN = 5_000, 10_000
 
 
-def make_app(tmp_path: Path) -> tuple[FastAPI, LocalFloor]:
-    floor = LocalFloor(list(TABLES), seed=3)
-    app = create_app(make_settings(tmp_path, command_timeout_s=5.0), publisher=floor)
-    floor.connect(app.state.bridge.receive)
-    for message in floor.status_messages():
-        app.state.bridge.ingest.take(*message)
-    return app, floor
-
-
 @pytest.fixture
 def floor_app(tmp_path: Path) -> Iterator[tuple[TestClient, LocalFloor]]:
-    app, floor = make_app(tmp_path)
+    app, floor = make_app(tmp_path, TABLES, seed=3)
     with TestClient(app) as client:
         yield client, floor
 
@@ -187,7 +178,7 @@ def test_tourn_12_the_add_on_in_the_break_after_level_2(
 
 
 def test_tourn_10_a_bridge_restart_replays_the_rebuy(tmp_path: Path) -> None:
-    app, floor = make_app(tmp_path)
+    app, floor = make_app(tmp_path, TABLES, seed=3)
     with TestClient(app) as client:
         start(client)
         assert client.post(f"{URL}/players/p07/rebuy",
