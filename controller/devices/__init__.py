@@ -1,2 +1,4 @@
-"""What the table is wired to: interfaces, real backends (gpiozero, spidev, luma, seat
-nodes) and the mock backend. Imports only the standard library and vendor libraries."""
+"""What the table is wired to: interfaces, board profiles, and backends chosen by name from
+a registry (``backends``: ``"real"`` for the Pi, ``"mock"`` in virtual time). Imports only
+the standard library, vendor libraries and ``firmware.link``; every error it raises is a
+``errors.DeviceError``."""

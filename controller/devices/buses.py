@@ -1,37 +1,73 @@
 """Opening the Pi's buses for the real backends. spidev and smbus2 are imported lazily:
-they only exist (and only work) on a Linux board with the buses enabled."""
+they only exist (and only work) on a Linux board with the buses enabled. Their errors
+become one-line ``DeviceError``s that say how to enable the bus."""
 
 from __future__ import annotations
 
+import errno
 import importlib
 from types import ModuleType
 from typing import Any, Protocol
 
 from . import pins
-from .errors import DeviceAbsentError, DriverMissingError
+from .errors import BusAbsentError, DeviceError, DriverMissingError
+
+OFF_A_PI = "or run with --profile virtual off a Pi"
 
 
-def _vendor(module: str, package: str, what: str) -> ModuleType:
+def vendor(module: str, package: str, what: str) -> ModuleType:
+    """Import a driver library, or raise ``DriverMissingError`` naming the package."""
     try:
         return importlib.import_module(module)
     except ImportError as exc:
         raise DriverMissingError(
-            f"{what} needs the `{package}` package ({exc}): `pip install {package}` on the Pi, "
-            "or use the mock backend (profile `virtual`)"
+            f"{what} needs the `{package}` package, which is not installed ({exc}): "
+            f"pip install {package} on the Pi, {OFF_A_PI}"
         ) from None
+
+
+def spi_unavailable(bus: str, cs: int, exc: OSError, *, no_cs: bool = False) -> DeviceError:
+    """The error for ``/dev/spidevN.M`` failing to open with ``exc``."""
+    n = pins.spi_device(bus)
+    path = f"/dev/spidev{n}.{cs}"
+    if exc.errno == errno.EACCES:
+        return BusAbsentError(
+            f"no permission to open {path}: add the user to the spi group "
+            "(sudo adduser $USER spi) and log in again"
+        )
+    setting = "dtparam=spi=on" if bus == "spi0" and not no_cs else f"dtoverlay={bus}-1cs"
+    why = "missing" if exc.errno == errno.ENOENT else (exc.strerror or str(exc))
+    return BusAbsentError(
+        f"SPI bus {n} is not available ({path} {why}): enable SPI with raspi-config "
+        f"({setting} in config.txt) and reboot, {OFF_A_PI}"
+    )
+
+
+def i2c_unavailable(bus: str, exc: OSError) -> DeviceError:
+    """The error for ``/dev/i2c-N`` failing to open with ``exc``."""
+    n = pins.i2c_device(bus)
+    path = f"/dev/i2c-{n}"
+    if exc.errno == errno.EACCES:
+        return BusAbsentError(
+            f"no permission to open {path}: add the user to the i2c group "
+            "(sudo adduser $USER i2c) and log in again"
+        )
+    setting = "dtparam=i2c_arm=on" if bus == "i2c1" else f"dtoverlay={bus}"
+    why = "missing" if exc.errno == errno.ENOENT else (exc.strerror or str(exc))
+    return BusAbsentError(
+        f"I2C bus {n} is not available ({path} {why}): enable I2C with raspi-config "
+        f"({setting} in config.txt) and reboot, {OFF_A_PI}"
+    )
 
 
 def open_spi(bus: str, cs: int, *, max_hz: int = 1_000_000, no_cs: bool = False) -> Any:
     """An open ``spidev.SpiDev`` on ``spi0``/``spi1``, chip select ``cs`` (mode 0)."""
-    spidev = _vendor("spidev", "spidev", f"SPI bus {bus}")
+    spidev = vendor("spidev", "spidev", f"SPI bus {bus}")
     dev = spidev.SpiDev()
     try:
         dev.open(pins.spi_device(bus), cs)
     except OSError as exc:
-        raise DeviceAbsentError(
-            f"cannot open /dev/spidev{pins.spi_device(bus)}.{cs} ({exc}): enable SPI "
-            f"(raspi-config, or dtparam=spi=on / dtoverlay={bus}-1cs in config.txt)"
-        ) from None
+        raise spi_unavailable(bus, cs, exc, no_cs=no_cs) from None
     dev.max_speed_hz = max_hz
     dev.mode = 0
     if no_cs:
@@ -41,14 +77,11 @@ def open_spi(bus: str, cs: int, *, max_hz: int = 1_000_000, no_cs: bool = False)
 
 def open_i2c(bus: str) -> Any:
     """An open ``smbus2.SMBus`` on ``i2c1``..``i2c6``."""
-    smbus2 = _vendor("smbus2", "smbus2", f"I2C bus {bus}")
+    smbus2 = vendor("smbus2", "smbus2", f"I2C bus {bus}")
     try:
         return smbus2.SMBus(pins.i2c_device(bus))
     except OSError as exc:
-        raise DeviceAbsentError(
-            f"cannot open /dev/i2c-{pins.i2c_device(bus)} ({exc}): enable I2C "
-            f"(raspi-config, or dtparam=i2c_arm=on / dtoverlay={bus.replace('c', 'c-', 1)})"
-        ) from None
+        raise i2c_unavailable(bus, exc) from None
 
 
 class _Output(Protocol):
@@ -81,7 +114,7 @@ class I2CDevice:
         self.address = address
         self.mux = mux
         self.channel = channel
-        self._msg = _vendor("smbus2", "smbus2", "I2C").i2c_msg
+        self._msg = vendor("smbus2", "smbus2", "I2C").i2c_msg
 
     def _select(self) -> None:
         if self.mux is not None:

@@ -1,4 +1,10 @@
-"""The device layer's exception tree: each error says what went wrong and what to do."""
+"""The device layer's exception tree: each error says what went wrong and what to do.
+
+Everything the layer raises is a ``DeviceError``; vendor errors (spidev's and smbus2's
+``OSError``, gpiozero's ``BadPinFactory``, a missing library's ``ImportError``) are
+converted where the layer calls them (``raise ... from None``), so a command can print any
+of them as one line.
+"""
 
 from __future__ import annotations
 
@@ -8,7 +14,7 @@ class DeviceError(Exception):
 
 
 class ProfileError(DeviceError, ValueError):
-    """A board profile that cannot describe a real table; names the line and the fix."""
+    """A board profile that is missing or cannot describe a real table; says where and the fix."""
 
     def __init__(self, problem: str, *, fix: str, source: str = "", line: int | None = None):
         self.problem = problem
@@ -19,12 +25,28 @@ class ProfileError(DeviceError, ValueError):
         super().__init__(f"{where}{problem}. Fix: {fix}")
 
 
+class UnknownBackendError(DeviceError, LookupError):
+    """A backend name that no backend is registered under; lists the names that are."""
+
+
 class DriverMissingError(DeviceError, ImportError):
-    """A vendor library a real backend needs (spidev, smbus2, luma.oled...) is not importable."""
+    """A vendor library a backend needs (gpiozero, spidev, smbus2, luma...) is not importable."""
 
 
 class DeviceAbsentError(DeviceError):
     """A device the profile names does not answer on its bus: unplugged, wrong address, no power."""
+
+
+class BusAbsentError(DeviceAbsentError):
+    """An SPI or I2C bus or the GPIO chip is not on this machine: not a Pi, or not enabled."""
+
+
+class PinBusyError(DeviceError):
+    """A GPIO the profile names cannot be claimed: another device or program holds it."""
+
+
+class SeatLinkMissingError(DeviceError):
+    """The profile puts parts on seat nodes, but no seat-node link was opened for them."""
 
 
 class ChipError(DeviceError):

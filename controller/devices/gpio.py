@@ -1,24 +1,66 @@
 """gpiozero backends: dealer console keys, seat LEDs, the buzzer.
 
-Each asks gpiozero for its pins through the ``pin_factory`` it is given (``None`` means
-gpiozero's default; the mock backend passes a ``MockFactory``), so the same classes run
-on the table and in the tests.
+Each asks gpiozero for its pins through the ``pin_factory`` it is given (the real backend
+passes ``default_pin_factory()``; the mock backend a ``MockFactory``), so the same classes
+run on the table and in the tests. gpiozero's errors become ``DeviceError``s here.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+import contextlib
+import logging
+import os
+import warnings
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
-from gpiozero import LED, PWMLED, DigitalInputDevice
+from gpiozero import LED, PWMLED, Device, DigitalInputDevice
 from gpiozero import Buzzer as _GpioZeroBuzzer
+from gpiozero.exc import BadPinFactory, GPIOZeroError
 
-from .errors import UnknownDeviceError
+from .errors import BusAbsentError, PinBusyError, UnknownDeviceError
 from .events import KeyEvent, KeyPressed, KeyReleased
 from .interfaces import BeepPattern, LightMode, LightState
 
 BLINK_ON_S = 0.25
 BLINK_OFF_S = 0.25
+GPIO_CHIP = "/dev/gpiochip0"
+
+log = logging.getLogger(__name__)
+
+
+def default_pin_factory() -> Any:
+    """gpiozero's default pin factory (lgpio on a Pi), or a ``BusAbsentError`` saying why
+    there is none. gpiozero's fall-back warnings go to the log, not the terminal."""
+    with warnings.catch_warnings(record=True) as fallbacks:
+        warnings.simplefilter("always")
+        try:
+            Device.ensure_pin_factory()
+        except BadPinFactory:
+            why = f"{GPIO_CHIP} missing" if not os.path.exists(GPIO_CHIP) else "no pin library"
+            raise BusAbsentError(
+                f"GPIO is not available ({why}; gpiozero found no pin factory): on a Pi, "
+                "install lgpio (sudo apt install python3-lgpio); off a Pi, run with "
+                "--profile virtual"
+            ) from None
+    for fallback in fallbacks:
+        log.info("gpiozero: %s", fallback.message)
+    return Device.pin_factory
+
+
+@contextlib.contextmanager
+def claiming(pin: int, what: str) -> Iterator[None]:
+    """Around opening a gpiozero device on ``pin``: its errors become ``DeviceError``s."""
+    try:
+        yield
+    except BadPinFactory:
+        default_pin_factory()  # raises the one-line BusAbsentError
+        raise
+    except (GPIOZeroError, OSError) as exc:
+        raise PinBusyError(
+            f"GPIO{pin} for {what} cannot be claimed ({exc}): stop the program or overlay "
+            "that holds it, or move it to a free GPIO in the profile"
+        ) from None
 
 
 class GpioKeys:
@@ -41,13 +83,18 @@ class GpioKeys:
     ) -> None:
         self.names = tuple(pins)
         self._buttons: dict[str, DigitalInputDevice] = {}
-        for name, pin in pins.items():
-            button = DigitalInputDevice(
-                pin, pull_up=True, bounce_time=bounce_s, pin_factory=pin_factory
-            )
-            button.when_activated = _callback(on_event, KeyPressed(name))
-            button.when_deactivated = _callback(on_event, KeyReleased(name))
-            self._buttons[name] = button
+        try:
+            for name, pin in pins.items():
+                with claiming(pin, f"key {name!r}"):
+                    button = DigitalInputDevice(
+                        pin, pull_up=True, bounce_time=bounce_s, pin_factory=pin_factory
+                    )
+                button.when_activated = _callback(on_event, KeyPressed(name))
+                button.when_deactivated = _callback(on_event, KeyReleased(name))
+                self._buttons[name] = button
+        except BaseException:
+            self.close()  # the keys opened so far give their pins back
+            raise
 
     def button(self, key: str) -> DigitalInputDevice:
         try:
@@ -75,10 +122,13 @@ def _callback(on_event: Callable[[KeyEvent], None], event: KeyEvent) -> Callable
 class GpioLight:
     """A seat's action light on one GPIO (``pwm`` for a dimmable LED). Colour is ignored."""
 
-    def __init__(self, pin: int, *, pwm: bool = False, pin_factory: Any = None) -> None:
-        self.device: LED | PWMLED = (
-            PWMLED(pin, pin_factory=pin_factory) if pwm else LED(pin, pin_factory=pin_factory)
-        )
+    def __init__(
+        self, pin: int, *, pwm: bool = False, pin_factory: Any = None, what: str = "a light"
+    ) -> None:
+        with claiming(pin, what):
+            self.device: LED | PWMLED = (
+                PWMLED(pin, pin_factory=pin_factory) if pwm else LED(pin, pin_factory=pin_factory)
+            )
         self._state = LightState.off()
 
     @property
@@ -102,7 +152,8 @@ class GpioBuzzer:
     """An active buzzer on one GPIO; patterns play on gpiozero's background thread."""
 
     def __init__(self, pin: int, *, pin_factory: Any = None) -> None:
-        self.device = _GpioZeroBuzzer(pin, pin_factory=pin_factory)
+        with claiming(pin, "the buzzer"):
+            self.device = _GpioZeroBuzzer(pin, pin_factory=pin_factory)
         self.played: list[BeepPattern] = []
 
     def beep(self, pattern: BeepPattern) -> None:

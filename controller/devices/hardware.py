@@ -1,41 +1,60 @@
-"""The table's hardware as one object, and the real backend that builds it from a profile.
+"""The real backend: builds each part a profile names on the Pi (gpiozero pins, spidev and
+smbus2 buses, luma displays, seat nodes over the link it is given).
 
-``open_devices(profile)`` gives a ``TableHardware`` on the Pi; ``mock.MockTable(profile)``
-gives the same object over mock parts. Factories are keyword-only and injectable.
+It is registered as ``"real"`` in ``backends``; ``backends.open_devices(profile)`` asks
+for it by name. Parts of ``kind = "mock"`` in a real profile are ``stand_ins``. Factories
+and openers are keyword-only and injectable; vendor errors become ``DeviceError``s.
 """
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
+import errno
 import importlib
-import threading
 import time
-from collections import deque
-from collections.abc import AsyncIterator, Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
-from .buses import GpioChipSelectSpi, I2CDevice, open_i2c, open_spi
-from .debounce import CardWatch
-from .errors import DeviceError, DriverMissingError, UnknownDeviceError
-from .events import DeviceEvent, KeyEvent, SeatNodeOffline, SeatNodeOnline
-from .gpio import GpioBuzzer, GpioKeys, GpioLight
+from . import pins
+from .buses import (
+    GpioChipSelectSpi,
+    I2CDevice,
+    i2c_unavailable,
+    open_i2c,
+    open_spi,
+    spi_unavailable,
+)
+from .errors import (
+    BusAbsentError,
+    ChipError,
+    DeviceAbsentError,
+    DriverMissingError,
+    SeatLinkMissingError,
+)
+from .events import KeyEvent
+from .gpio import GpioBuzzer, GpioKeys, GpioLight, claiming, default_pin_factory
 from .interfaces import (
-    BEEP_ERROR,
     BlindsDisplay,
     Buzzer,
     CardReader,
     Clock,
     DealerKeys,
-    LightState,
     SeatLight,
     SeatNodeLink,
     ShotClockDisplay,
 )
-from .profile import BuzzerSpec, DisplaySpec, LightSpec, Profile, ReaderSpec
 from .seatnodes import SeatNodeReader, SeatNodeRing
+from .specs import BuzzerSpec, DisplaySpec, LightSpec, Profile, ReaderSpec
+from .stand_ins import (
+    MockBuzzer,
+    MockCardReader,
+    MockSeatLight,
+    mock_blinds_display,
+    mock_shot_clock,
+)
+from .table_hardware import TableHardware
 
-DISPLAY_REFRESH_S = 0.05
+__all__ = ["ChipReader", "RealBackend", "TableHardware"]
 
 
 class ChipReader:
@@ -54,150 +73,48 @@ class ChipReader:
         pass
 
 
-class TableHardware:
-    """Readers, keys, lights, displays and buzzer of one table, with one event stream."""
-
-    def __init__(
-        self,
-        profile: Profile,
-        *,
-        readers: Mapping[str, CardReader],
-        keys: Callable[[Callable[[KeyEvent], None]], DealerKeys],
-        lights: Mapping[int, SeatLight],
-        blinds: BlindsDisplay,
-        shot_clock: ShotClockDisplay,
-        buzzer: Buzzer,
-        clock: Clock,
-        seat_link: SeatNodeLink | None = None,
-    ) -> None:
-        self.profile = profile
-        self.clock = clock
-        self.readers = dict(readers)
-        self.lights = dict(lights)
-        self.blinds = blinds
-        self.shot_clock = shot_clock
-        self.buzzer = buzzer
-        self._queue: deque[DeviceEvent] = deque()
-        self._wake: asyncio.Event | None = None
-        self._loop: asyncio.AbstractEventLoop | None = None
-        self._loop_thread: int | None = None
-        deb = profile.debounce
-        self.watch = CardWatch(
-            self.readers,
-            self._emit,
-            clock=clock,
-            stable_s=deb.stable_s,
-            gone_s=deb.gone_s,
-            poll_s=deb.poll_s,
-        )
-        self.keys = keys(self._emit)
-        self.offline_seats: set[int] = set()  # seat nodes that missed their heartbeats
-        if seat_link is not None:
-            seat_link.subscribe_status(self._node_status)
-
-    def _node_status(self, seat: int, online: bool) -> None:
-        """A seat node came or went: an event for the table, and a beep when one is lost."""
-        if online:
-            if seat in self.offline_seats:
-                self.offline_seats.discard(seat)
-                self._emit(SeatNodeOnline(seat))
-        elif seat not in self.offline_seats:
-            self.offline_seats.add(seat)
-            self.buzzer.beep(BEEP_ERROR)
-            self._emit(SeatNodeOffline(seat))
-
-    # -- events
-    def _emit(self, event: DeviceEvent) -> None:
-        self._queue.append(event)  # deque.append is thread-safe (gpiozero calls from its thread)
-        loop, wake = self._loop, self._wake
-        if loop is not None and wake is not None and not loop.is_closed():
-            if threading.get_ident() == self._loop_thread:
-                wake.set()
-            else:
-                loop.call_soon_threadsafe(wake.set)
-
-    def poll(self) -> list[DeviceEvent]:
-        """Synchronously: scan what is due, refresh blinking, return the events since last."""
-        self.watch.step()
-        self.shot_clock.refresh(self.clock())
-        out = list(self._queue)
-        self._queue.clear()
-        return out
-
-    async def events(self) -> AsyncIterator[DeviceEvent]:
-        """Every event as it happens (run ``run()`` alongside to scan the readers)."""
-        self._bind()
-        assert self._wake is not None
-        while True:
-            while self._queue:
-                yield self._queue.popleft()
-            await self._wake.wait()
-            self._wake.clear()
-
-    def _bind(self) -> None:
-        if self._wake is None:
-            self._loop = asyncio.get_running_loop()
-            self._loop_thread = threading.get_ident()
-            self._wake = asyncio.Event()
-
-    async def run(self) -> None:
-        """Scan readers and refresh the shot clock until cancelled."""
-        self._bind()
-        async with asyncio.TaskGroup() as tg:
-            tg.create_task(self.watch.run(), name="card-watch")
-            tg.create_task(self._refresh(), name="display-refresh")
-
-    async def _refresh(self) -> None:
-        while True:
-            self.shot_clock.refresh(self.clock())
-            await asyncio.sleep(DISPLAY_REFRESH_S)
-
-    # -- parts by name
-    def reader(self, name: str) -> CardReader:
-        try:
-            return self.readers[name]
-        except KeyError:
-            raise UnknownDeviceError(
-                f"no reader {name!r} on table {self.profile.name}; it has {', '.join(self.readers)}"
-            ) from None
-
-    def light(self, seat: int) -> SeatLight:
-        try:
-            return self.lights[seat]
-        except KeyError:
-            raise UnknownDeviceError(
-                f"no seat {seat} on table {self.profile.name} (seats 1..{len(self.lights)})"
-            ) from None
-
-    def set_light(self, seat: int, state: LightState) -> None:
-        self.light(seat).set(state)
-
-    def present(self, reader: str) -> frozenset[bytes]:
-        """The debounced tags at ``reader`` now."""
-        self.reader(reader)
-        return self.watch.present(reader)
-
-    def close(self) -> None:
-        parts: list[CardReader | SeatLight | DealerKeys | BlindsDisplay | ShotClockDisplay | Buzzer]
-        parts = [*self.readers.values(), *self.lights.values()]
-        parts += [self.keys, self.blinds, self.shot_clock, self.buzzer]
-        for part in parts:
-            with contextlib.suppress(Exception):
-                part.close()
-
-
 def _luma(module: str, what: str) -> Any:
+    """A luma module, or ``DriverMissingError`` naming the package to install."""
     try:
         return importlib.import_module(module)
     except ImportError as exc:
-        package = module.rsplit(".", 1)[0].replace("luma.", "luma.")
+        package = ".".join(module.split(".")[:2])  # luma.oled, luma.led_matrix, luma.core
         raise DriverMissingError(
-            f"the {what} needs `{package}` ({exc}): `pip install {package}`"
+            f"the {what} needs the `{package}` package ({exc}): pip install {package}"
         ) from None
 
 
+def _luma_open(what: str, bus: str, make: Callable[[], Any], *, cs: int | None = None) -> Any:
+    """``make()`` a luma device; a missing bus or a silent device is a ``DeviceError``."""
+    error = _luma("luma.core.error", what)
+    try:
+        return make()
+    except (error.DeviceNotFoundError, error.DevicePermissionError) as exc:
+        code = errno.EACCES if isinstance(exc, error.DevicePermissionError) else errno.ENOENT
+        cause = OSError(code, str(exc))
+        absent = i2c_unavailable(bus, cause) if cs is None else spi_unavailable(bus, cs, cause)
+        raise absent from None
+    except (error.Error, OSError) as exc:
+        raise DeviceAbsentError(
+            f"the {what} on {bus} does not answer ({exc}): check its wiring, power and address"
+        ) from None
+
+
+@contextlib.contextmanager
+def _naming(part: str) -> Iterator[None]:
+    """A chip that does not answer, or answers wrongly, is named: which reader it is."""
+    try:
+        yield
+    except BusAbsentError:
+        raise
+    except (DeviceAbsentError, ChipError) as exc:
+        raise type(exc)(f"{part}: {exc}") from None
+
+
 class RealBackend:
-    """Builds each part of a profile for the Pi. ``mock.MockBackend`` overrides the chips."""
+    """Builds each part of a profile for the Pi; ``mock.MockBackend`` overrides the chips."""
+
+    name = "real"
 
     def __init__(
         self,
@@ -207,73 +124,89 @@ class RealBackend:
         spi_opener: Callable[..., Any] = open_spi,
         i2c_opener: Callable[[str], Any] = open_i2c,
     ) -> None:
-        self.pin_factory = pin_factory
+        """``pin_factory=None``: gpiozero's default, looked up when the first GPIO is needed."""
+        self._pin_factory = pin_factory
         self.seat_link = seat_link
         self.spi_opener = spi_opener
         self.i2c_opener = i2c_opener
         self._i2c: dict[str, Any] = {}
         self._spi_shared: dict[str, Any] = {}
 
+    @property
+    def pin_factory(self) -> Any:
+        """The gpiozero pin factory every GPIO part is opened with (``BusAbsentError``
+        off a Pi)."""
+        if self._pin_factory is None:
+            self._pin_factory = default_pin_factory()
+        return self._pin_factory
+
     def i2c(self, bus: str) -> Any:
         if bus not in self._i2c:
             self._i2c[bus] = self.i2c_opener(bus)
         return self._i2c[bus]
 
-    def _link(self, what: str) -> SeatNodeLink:
+    def _link(self, what: str, node: int | None, port: str | None) -> SeatNodeLink:
         if self.seat_link is None:
-            raise DeviceError(
-                f"{what} is on a seat node, but no seat-node link was given: pass "
-                "seat_link= (the open link from controller.devices.seatlink)"
+            raise SeatLinkMissingError(
+                f"{what} is on seat node {node} at {port}, but no seat-node link was opened "
+                "for it (pitboss does not open seat-node ports yet): use a profile with its "
+                "readers on the Pi, or --profile virtual; in code, pass seat_link= to "
+                "open_devices"
             )
         return self.seat_link
 
-    def reader(self, spec: ReaderSpec) -> CardReader:
+    def _output(self, pin: int, what: str, **kwargs: Any) -> Any:
         from gpiozero import DigitalOutputDevice
 
+        factory = self.pin_factory
+        with claiming(pin, what):
+            return DigitalOutputDevice(pin, pin_factory=factory, **kwargs)
+
+    def reader(self, spec: ReaderSpec) -> CardReader:
         from .mfrc522 import MFRC522
         from .pn532 import PN532
 
         if spec.reset_pin is not None:  # hold the chip out of reset
-            DigitalOutputDevice(spec.reset_pin, initial_value=True, pin_factory=self.pin_factory)
+            self._output(spec.reset_pin, f"reader {spec.name} reset", initial_value=True)
         if spec.kind == "mfrc522":
             assert spec.bus is not None
             if spec.cs is not None:
                 spi = self.spi_opener(spec.bus, spec.cs)
             else:
+                assert spec.cs_pin is not None
                 if spec.bus not in self._spi_shared:
                     self._spi_shared[spec.bus] = self.spi_opener(spec.bus, 0, no_cs=True)
-                select = DigitalOutputDevice(
-                    spec.cs_pin, active_high=False, pin_factory=self.pin_factory
+                select = self._output(
+                    spec.cs_pin, f"reader {spec.name} chip select", active_high=False
                 )
                 spi = GpioChipSelectSpi(self._spi_shared[spec.bus], select)
-            return ChipReader(spec.name, MFRC522(spi))
+            with _naming(f"reader {spec.name} (MFRC522 on {spec.bus})"):
+                return ChipReader(spec.name, MFRC522(spi))
         if spec.kind == "pn532":
             assert spec.bus is not None and spec.address is not None
             link = I2CDevice(
                 self.i2c(spec.bus), spec.address, mux=spec.mux, channel=spec.channel or 0
             )
-            return ChipReader(spec.name, PN532(link), multi_tag=True)
+            with _naming(f"reader {spec.name} (PN532 on {spec.bus})"):
+                return ChipReader(spec.name, PN532(link), multi_tag=True)
         if spec.kind == "seatnode":
             assert spec.node is not None
-            return SeatNodeReader(
-                spec.name, self._link(f"reader {spec.name}"), spec.node, spec.slot
-            )
-        return self.mock_reader(spec)
-
-    def mock_reader(self, spec: ReaderSpec) -> CardReader:
-        from .mock import MockCardReader
-
+            link_ = self._link(f"reader {spec.name}", spec.node, spec.port)
+            return SeatNodeReader(spec.name, link_, spec.node, spec.slot)
         return MockCardReader(spec.name, multi_tag=spec.multi_tag)
 
     def light(self, seat: int, spec: LightSpec) -> SeatLight:
         if spec.kind in ("led", "pwm_led"):
             assert spec.pin is not None
-            return GpioLight(spec.pin, pwm=spec.kind == "pwm_led", pin_factory=self.pin_factory)
+            return GpioLight(
+                spec.pin,
+                pwm=spec.kind == "pwm_led",
+                pin_factory=self.pin_factory,
+                what=f"seat {seat} light",
+            )
         if spec.kind == "seatnode_ring":
             assert spec.node is not None
-            return SeatNodeRing(self._link(f"seat {seat} light"), spec.node)
-        from .mock import MockSeatLight
-
+            return SeatNodeRing(self._link(f"seat {seat} light", spec.node, spec.port), spec.node)
         return MockSeatLight()
 
     def blinds(self, spec: DisplaySpec) -> BlindsDisplay:
@@ -282,10 +215,12 @@ class RealBackend:
         if spec.kind == "ssd1306":
             serial = _luma("luma.core.interface.serial", "blinds display")
             oled = _luma("luma.oled.device", "blinds display")
-            bus = int((spec.bus or "i2c1").removeprefix("i2c"))
-            return LumaBlindsDisplay(oled.ssd1306(serial.i2c(port=bus, address=spec.address)))
-        from .mock import mock_blinds_display
+            bus, address = spec.bus or "i2c1", spec.address
 
+            def open_ssd1306() -> Any:
+                return oled.ssd1306(serial.i2c(port=pins.i2c_device(bus), address=address))
+
+            return LumaBlindsDisplay(_luma_open("blinds display", bus, open_ssd1306))
         return mock_blinds_display()
 
     def shot_clock(self, spec: DisplaySpec) -> ShotClockDisplay:
@@ -295,26 +230,28 @@ class RealBackend:
             serial = _luma("luma.core.interface.serial", "shot clock")
             matrix = _luma("luma.led_matrix.device", "shot clock")
             virtual = _luma("luma.core.virtual", "shot clock")
-            bus = int((spec.bus or "spi0").removeprefix("spi"))
-            device = matrix.max7219(serial.spi(port=bus, device=spec.cs or 0), cascaded=1)
+            bus, cs = spec.bus or "spi0", spec.cs or 0
+
+            def open_max7219() -> Any:  # no DC or reset line: luma needs no GPIO library
+                port = serial.spi(port=pins.spi_device(bus), device=cs, gpio=serial.noop())
+                return matrix.max7219(port, cascaded=1)
+
+            device = _luma_open("shot clock", bus, open_max7219, cs=cs)
             return SevenSegmentShotClock(virtual.sevensegment(device))
         if spec.kind == "ht16k33":
             assert spec.bus is not None and spec.address is not None
             return HT16K33ShotClock(self.i2c(spec.bus), spec.address)
-        from .mock import mock_shot_clock
-
         return mock_shot_clock()
 
     def buzzer(self, spec: BuzzerSpec) -> Buzzer:
         if spec.kind == "gpio":
             assert spec.pin is not None
             return GpioBuzzer(spec.pin, pin_factory=self.pin_factory)
-        from .mock import MockBuzzer
-
         return MockBuzzer()
 
     def keys(self, pins: Mapping[str, int]) -> Callable[[Callable[[KeyEvent], None]], DealerKeys]:
-        return lambda emit: GpioKeys(pins, emit, pin_factory=self.pin_factory)
+        factory = self.pin_factory if pins else None
+        return lambda emit: GpioKeys(pins, emit, pin_factory=factory)
 
     def parts(self, profile: Profile) -> dict[str, Any]:
         """The keyword arguments of ``TableHardware`` for ``profile``, less the clock."""
@@ -328,26 +265,6 @@ class RealBackend:
             "seat_link": self.seat_link,
         }
 
-    def build(self, profile: Profile, clock: Clock) -> TableHardware:
-        return TableHardware(profile, clock=clock, **self.parts(profile))
-
-
-def open_devices(
-    profile: Profile,
-    *,
-    pin_factory: Any = None,
-    seat_link: SeatNodeLink | None = None,
-    spi_opener: Callable[..., Any] = open_spi,
-    i2c_opener: Callable[[str], Any] = open_i2c,
-    clock: Clock = time.monotonic,
-) -> TableHardware:
-    """Open the real hardware a profile describes (``mock`` kinds in it stay mocks).
-
-    Seat nodes are reached through ``seat_link``: on the table, a started
-    ``seatlink.SeatNodeLinks(links, profile=profile)`` (given the profile, the links' own
-    events name readers as the table does).
-    """
-    backend = RealBackend(
-        pin_factory=pin_factory, seat_link=seat_link, spi_opener=spi_opener, i2c_opener=i2c_opener
-    )
-    return backend.build(profile, clock)
+    def build(self, profile: Profile, clock: Clock | None = None) -> TableHardware:
+        """The table ``profile`` describes, on ``clock`` (``time.monotonic`` by default)."""
+        return TableHardware(profile, clock=clock or time.monotonic, **self.parts(profile))

@@ -1,9 +1,11 @@
 """The mock backend: a full backend, shipped in the package, gpiozero-style.
 
-``MockTable(profile)`` is a ``TableHardware`` whose readers are ``MockCardReader``s, whose
-GPIO parts (keys, LEDs, buzzer) run on gpiozero's ``MockFactory`` with the profile's own
-pin numbers, whose displays render into ``luma.core``'s dummy device, and whose time is
-a ``VirtualClock``. Tests ``drive_*`` it and ``assert_*`` what it did::
+Registered as ``"mock"`` in ``backends`` (``open_devices(profile, backend="mock")``, and
+the backend of ``hardware/virtual.toml``). ``MockTable(profile)`` is a ``TableHardware``
+whose readers are ``MockCardReader``s, whose GPIO parts (keys, LEDs, buzzer) run on
+gpiozero's ``MockFactory`` with the profile's own pin numbers, whose displays render into
+``luma.core``'s dummy device, and whose time is a ``VirtualClock``. Tests ``drive_*`` it
+and ``assert_*`` what it did::
 
     table = MockTable(load_profile("virtual"))
     table.drive_card_placed("seat3", bytes.fromhex("04a1b2c3d4e5f6"))
@@ -22,7 +24,7 @@ from gpiozero.pins.mock import MockFactory, MockPin, MockPWMPin
 from .displays import LumaBlindsDisplay, LumaShotClock
 from .errors import UnknownDeviceError
 from .events import DeviceEvent
-from .hardware import RealBackend, TableHardware
+from .hardware import RealBackend
 from .interfaces import (
     BeepPattern,
     BlindsFrame,
@@ -32,9 +34,30 @@ from .interfaces import (
     LightState,
     Listener,
     SeatLight,
+    SeatNodeLink,
     ShotClockFrame,
 )
-from .profile import LightSpec, Profile, ReaderSpec
+from .specs import DisplaySpec, LightSpec, Profile, ReaderSpec
+from .stand_ins import (
+    MockBuzzer,
+    MockCardReader,
+    MockSeatLight,
+    mock_blinds_display,
+    mock_shot_clock,
+)
+from .table_hardware import TableHardware
+
+__all__ = [
+    "MockBackend",
+    "MockBuzzer",
+    "MockCardReader",
+    "MockSeatLight",
+    "MockSeatNodeLink",
+    "MockTable",
+    "VirtualClock",
+    "mock_blinds_display",
+    "mock_shot_clock",
+]
 
 
 class VirtualClock:
@@ -50,82 +73,6 @@ class VirtualClock:
         if seconds < 0:
             raise ValueError("a monotonic clock cannot go back")
         self.now += seconds
-
-
-class MockCardReader:
-    """An antenna where tests place and lift tags. A push reader: it says when it changed."""
-
-    def __init__(self, name: str, *, multi_tag: bool = True) -> None:
-        self.name = name
-        self.multi_tag = multi_tag
-        self.tags: list[bytes] = []  # in placing order
-        self.scans = 0
-        self.dropouts = 0  # the next n scans read nothing (a noisy field)
-        self._listener: Listener | None = None
-
-    def place(self, uid: bytes) -> None:
-        if uid not in self.tags:
-            self.tags.append(uid)
-        self._changed()
-
-    def lift(self, uid: bytes) -> None:
-        if uid in self.tags:
-            self.tags.remove(uid)
-        self._changed()
-
-    def _changed(self) -> None:
-        if self._listener is not None:
-            self._listener()
-
-    def scan(self) -> frozenset[bytes]:
-        self.scans += 1
-        if self.dropouts:
-            self.dropouts -= 1
-            return frozenset()
-        # a single-tag reader reads only the first tag placed
-        return frozenset(self.tags if self.multi_tag else self.tags[:1])
-
-    def set_listener(self, listener: Listener | None) -> None:
-        self._listener = listener
-
-    def close(self) -> None:
-        self._listener = None
-
-
-class MockSeatLight:
-    """A seat light that remembers its state (for lights that are not on a GPIO)."""
-
-    def __init__(self) -> None:
-        self._state = LightState.off()
-        self.history: list[LightState] = []
-
-    @property
-    def state(self) -> LightState:
-        return self._state
-
-    def set(self, state: LightState) -> None:
-        self._state = state
-        self.history.append(state)
-
-    def close(self) -> None:
-        pass
-
-
-class MockBuzzer:
-    """A buzzer that remembers what it played."""
-
-    def __init__(self) -> None:
-        self.played: list[BeepPattern] = []
-        self.silenced = 0
-
-    def beep(self, pattern: BeepPattern) -> None:
-        self.played.append(pattern)
-
-    def silence(self) -> None:
-        self.silenced += 1
-
-    def close(self) -> None:
-        pass
 
 
 class MockSeatNodeLink:
@@ -163,40 +110,36 @@ class MockSeatNodeLink:
             listener()
 
 
-def _dummy(width: int = 128, height: int = 64) -> Any:
-    from luma.core.device import dummy
-
-    return dummy(width=width, height=height, mode="RGB")
-
-
-def mock_blinds_display() -> LumaBlindsDisplay:
-    return LumaBlindsDisplay(_dummy())
-
-
-def mock_shot_clock() -> LumaShotClock:
-    return LumaShotClock(_dummy())
-
-
 class MockBackend(RealBackend):
     """Every chip, display and seat node is a mock; GPIO parts run on a ``MockFactory``."""
 
-    def __init__(self, *, pin_factory: MockFactory | None = None) -> None:
-        super().__init__(pin_factory=pin_factory or MockFactory(pin_class=MockPWMPin),
-                         seat_link=MockSeatNodeLink())
+    name = "mock"
+
+    def __init__(
+        self, *, pin_factory: MockFactory | None = None, seat_link: SeatNodeLink | None = None
+    ) -> None:
+        super().__init__(
+            pin_factory=pin_factory or MockFactory(pin_class=MockPWMPin),
+            seat_link=seat_link or MockSeatNodeLink(),
+        )
 
     def reader(self, spec: ReaderSpec) -> CardReader:
-        return self.mock_reader(spec)
+        return MockCardReader(spec.name, multi_tag=spec.multi_tag)
 
     def light(self, seat: int, spec: LightSpec) -> SeatLight:
         if spec.kind in ("led", "pwm_led"):
             return super().light(seat, spec)
         return MockSeatLight()
 
-    def blinds(self, spec: Any) -> LumaBlindsDisplay:
+    def blinds(self, spec: DisplaySpec) -> LumaBlindsDisplay:
         return mock_blinds_display()
 
-    def shot_clock(self, spec: Any) -> LumaShotClock:
+    def shot_clock(self, spec: DisplaySpec) -> LumaShotClock:
         return mock_shot_clock()
+
+    def build(self, profile: Profile, clock: Clock | None = None) -> MockTable:
+        """A ``MockTable`` over this backend's parts (on a new ``VirtualClock`` by default)."""
+        return MockTable(profile, clock=clock, backend=self)
 
 
 class MockTable(TableHardware):
@@ -208,10 +151,11 @@ class MockTable(TableHardware):
         *,
         clock: Clock | None = None,
         pin_factory: MockFactory | None = None,
+        backend: MockBackend | None = None,
     ) -> None:
         """``clock`` defaults to a new ``VirtualClock``; pass ``loop.time`` to run live."""
         self.virtual_clock = clock if isinstance(clock, VirtualClock) else VirtualClock()
-        self.backend = MockBackend(pin_factory=pin_factory)
+        self.backend = backend or MockBackend(pin_factory=pin_factory)
         super().__init__(profile, clock=clock or self.virtual_clock, **self.backend.parts(profile))
 
     @property

@@ -1,4 +1,4 @@
-"""Board profiles: one TOML file per table build, validated into frozen data.
+"""Board profiles: one TOML file per table build, validated into frozen data (``specs``).
 
 Every error names the file, the line, what is wrong and how to fix it. ``tomllib`` gives
 no line numbers for values, so ``profile_checks.SourceLines`` finds the line of a key or
@@ -7,17 +7,42 @@ table itself.
 
 from __future__ import annotations
 
+import difflib
 import re
 import tomllib
-from collections.abc import Mapping
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from . import pins
+from . import backends, pins
 from .errors import ProfileError
 from .profile_checks import ADD_HINTS, Path_, ProfileChecker
-from .sharing import check_sharing, gpio_users
+from .sharing import check_sharing
+from .specs import (
+    DEFAULT_BACKEND,
+    BuzzerSpec,
+    DebounceSpec,
+    DisplaySpec,
+    LightSpec,
+    Profile,
+    ReaderSpec,
+    SeatSpec,
+)
+
+__all__ = [
+    "PROFILE_DIR",
+    "BuzzerSpec",
+    "DebounceSpec",
+    "DisplaySpec",
+    "LightSpec",
+    "Profile",
+    "ProfileError",
+    "ReaderSpec",
+    "SeatSpec",
+    "load_profile",
+    "parse_profile",
+    "profile_path",
+    "shipped_profiles",
+]
 
 PROFILE_DIR = Path(__file__).resolve().parents[2] / "hardware"
 
@@ -27,126 +52,6 @@ BLINDS_KINDS = ("ssd1306", "mock")
 CLOCK_KINDS = ("max7219", "ht16k33", "mock")
 BUZZER_KINDS = ("gpio", "mock")
 MIN_SEATS, MAX_SEATS = 2, 10
-
-
-
-# ---------------------------------------------------------------- the profile as data
-@dataclass(frozen=True, slots=True)
-class ReaderSpec:
-    """One card reader: an antenna on the Pi's SPI/I2C, on a seat node, or a mock."""
-
-    name: str
-    kind: str
-    line: int
-    bus: str | None = None
-    cs: int | None = None
-    cs_pin: int | None = None
-    address: int | None = None
-    mux: int | None = None  # I2C address of a TCA9548A the reader sits behind
-    channel: int | None = None  # its channel on that mux
-    reset_pin: int | None = None
-    port: str | None = None
-    node: int | None = None
-    slot: str = "cards"
-    multi_tag: bool = True
-    key_lines: tuple[tuple[str, int], ...] = ()  # (key, line) of each key given in the file
-
-    def line_of(self, key: str) -> int:
-        """The line of ``key`` in the file, or of the reader's table if it was not given."""
-        return dict(self.key_lines).get(key, self.line)
-
-
-@dataclass(frozen=True, slots=True)
-class LightSpec:
-    """A seat's action light."""
-
-    kind: str
-    line: int
-    pin: int | None = None
-    port: str | None = None
-    node: int | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class SeatSpec:
-    """One seat: hole-card reader, action light, player-card reader."""
-
-    number: int
-    cards: ReaderSpec
-    light: LightSpec
-    player: ReaderSpec
-    line: int
-
-
-@dataclass(frozen=True, slots=True)
-class DisplaySpec:
-    """The button-and-blinds or the shot-clock display."""
-
-    kind: str
-    line: int
-    bus: str | None = None
-    address: int | None = None
-    cs: int | None = None
-    key_lines: tuple[tuple[str, int], ...] = ()  # (key, line) of each key given in the file
-
-    def line_of(self, key: str) -> int:
-        """The line of ``key`` in the file, or of the display's table if it was not given."""
-        return dict(self.key_lines).get(key, self.line)
-
-
-@dataclass(frozen=True, slots=True)
-class BuzzerSpec:
-    """The buzzer (an active buzzer on a GPIO pin)."""
-
-    kind: str
-    line: int
-    pin: int | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class DebounceSpec:
-    """Card debouncing and polling times, in seconds."""
-
-    stable_s: float = 0.03
-    gone_s: float = 0.5
-    poll_s: float = 0.02
-
-
-@dataclass(frozen=True, slots=True)
-class Profile:
-    """A table build: validated, frozen. ``readers`` maps reader names to their specs."""
-
-    name: str
-    description: str
-    source: str
-    seats: tuple[SeatSpec, ...]
-    board: tuple[ReaderSpec, ...]
-    muck: ReaderSpec
-    deck: ReaderSpec
-    keys: Mapping[str, int]
-    key_lines: Mapping[str, int]
-    blinds_display: DisplaySpec
-    shot_clock: DisplaySpec
-    buzzer: BuzzerSpec
-    debounce: DebounceSpec = field(default_factory=DebounceSpec)
-
-    @property
-    def seat_count(self) -> int:
-        return len(self.seats)
-
-    @property
-    def readers(self) -> dict[str, ReaderSpec]:
-        out = {s.cards.name: s.cards for s in self.seats}
-        out.update({s.player.name: s.player for s in self.seats})
-        out.update({r.name: r for r in self.board})
-        out[self.muck.name] = self.muck
-        out[self.deck.name] = self.deck
-        return out
-
-    def gpio_users(self) -> list[tuple[int, str, int]]:
-        """Every GPIO the build takes: (BCM pin, who, line), buses included."""
-        return list(gpio_users(self))
-
 
 _TOP = (
     "table",
@@ -346,8 +251,11 @@ def parse_profile(text: str, source: str = "<profile>") -> Profile:
         ) from None
     c.only(data, _TOP, (), "a profile")
     table = c.table(data, "table", ())
-    c.only(table, ("name", "description", "seats"), ("table",), "[table]")
+    c.only(table, ("name", "description", "seats", "backend"), ("table",), "[table]")
     name = c.text(table, "name", ("table",), "[table]")
+    backend = DEFAULT_BACKEND
+    if "backend" in table:
+        backend = c.text(table, "backend", ("table",), "[table]", backends.names())
     description = str(table.get("description", ""))
     deb = data.get("debounce", {})
     c.only(deb, ("stable_ms", "gone_ms", "poll_ms"), ("debounce",), "[debounce]")
@@ -410,6 +318,7 @@ def parse_profile(text: str, source: str = "<profile>") -> Profile:
         clock,
         buzzer,
         debounce,
+        backend,
     )
     check_sharing(profile)
     return profile
@@ -425,16 +334,45 @@ def profile_path(name_or_path: str | Path) -> Path:
 
 
 def load_profile(name_or_path: str | Path) -> Profile:
-    """Read and validate a profile by name (``virtual``, ``tournament-10``) or path."""
+    """Read and validate a profile by name (``virtual``, ``tournament-10``) or path.
+
+    A name or file that is not there, or cannot be read, is a ``ProfileError`` that lists
+    the shipped profiles.
+    """
     path = profile_path(name_or_path)
     try:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
-        known = ", ".join(sorted(q.stem for q in PROFILE_DIR.glob("*.toml")))
+        raise _not_found(name_or_path, path) from None
+    except UnicodeDecodeError:
         raise ProfileError(
-            f"no profile at {path}", fix=f"use one of: {known}, or a path to a .toml file"
+            f"profile {path} is not UTF-8 text", fix="save it as UTF-8 TOML"
+        ) from None
+    except OSError as exc:  # a directory, no permission...
+        raise ProfileError(
+            f"cannot read profile {path} ({exc.strerror or exc})",
+            fix=f"give a readable .toml file, or choose one of {_shipped_names()}",
         ) from None
     return parse_profile(text, source=str(path))
+
+
+def _shipped_names() -> str:
+    return ", ".join(q.stem for q in shipped_profiles())
+
+
+def _not_found(name_or_path: str | Path, path: Path) -> ProfileError:
+    given = str(name_or_path)
+    if path.parent != PROFILE_DIR or Path(given).suffix == ".toml":
+        return ProfileError(
+            f"profile file {given} not found",
+            fix=f"check the path, or choose one of {_shipped_names()}",
+        )
+    near = difflib.get_close_matches(path.stem, [q.stem for q in shipped_profiles()], n=1)
+    hint = f" (did you mean {near[0]}?)" if near else ""
+    return ProfileError(
+        f"profile {given!r} not found",
+        fix=f"choose one of {_shipped_names()}{hint}, or give a path to a .toml file",
+    )
 
 
 def shipped_profiles() -> list[Path]:

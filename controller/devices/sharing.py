@@ -3,16 +3,14 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import TYPE_CHECKING
 
 from . import pins
 from .errors import ProfileError
-
-if TYPE_CHECKING:
-    from .profile import DisplaySpec, Profile, ReaderSpec
+from .specs import DisplaySpec, Profile, ReaderSpec
 
 
 def gpio_users(p: Profile) -> Iterator[tuple[int, str, int]]:
+    """Every GPIO the build takes: (BCM pin, who, line), the pins of its buses included."""
     spi_used: dict[str, int] = {}
     i2c_used: dict[str, int] = {}
     ports: dict[str, int] = {}

@@ -12,7 +12,9 @@ from collections import Counter
 from pathlib import Path
 
 from . import pins
-from .profile import PROFILE_DIR, LightSpec, Profile, ReaderSpec, load_profile, shipped_profiles
+from .profile import PROFILE_DIR, load_profile, shipped_profiles
+from .sharing import gpio_users
+from .specs import LightSpec, Profile, ReaderSpec
 
 BEGIN = "<!-- BEGIN GENERATED WIRING (controller/devices/wiring.py; do not edit by hand) -->"
 END = "<!-- END GENERATED WIRING -->"
@@ -81,7 +83,7 @@ def profile_section(p: Profile) -> str:
         out.append(f"| {what} | {d.kind} on {where} |")
     out.append(f"| buzzer | {p.buzzer.kind} on {_gpio(p.buzzer.pin)} |")
     users: dict[int, list[str]] = {}
-    for pin, who, _ in p.gpio_users():
+    for pin, who, _ in gpio_users(p):
         if who not in users.setdefault(pin, []):
             users[pin].append(who)
     if users:

@@ -10,10 +10,11 @@ from dataclasses import dataclass
 
 import pytest
 
+from controller.devices.backends import open_devices
 from controller.devices.debounce import CardWatch
 from controller.devices.errors import DeviceError
 from controller.devices.events import CardArrived, CardEvent, CardLeft, KeyPressed
-from controller.devices.hardware import ChipReader, TableHardware, open_devices
+from controller.devices.hardware import ChipReader, TableHardware
 from controller.devices.interfaces import (
     BEEP_WARNING,
     BlindsFrame,

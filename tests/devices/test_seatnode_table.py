@@ -19,8 +19,8 @@ from typing import Any
 
 from gpiozero.pins.mock import MockFactory, MockPWMPin
 
+from controller.devices.backends import open_devices
 from controller.devices.events import CardArrived, CardLeft, DeviceEvent
-from controller.devices.hardware import TableHardware, open_devices
 from controller.devices.interfaces import Colour, LightState
 from controller.devices.profile import PROFILE_DIR, Profile, parse_profile
 from controller.devices.seatlink import (
@@ -30,6 +30,7 @@ from controller.devices.seatlink import (
     profile_reader_name,
 )
 from controller.devices.seatnodes import SeatNodeReader, SeatNodeRing
+from controller.devices.table_hardware import TableHardware
 from firmware import config, link
 from firmware import main as node_main
 from firmware.seatnode import SeatNode
