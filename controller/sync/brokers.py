@@ -1,4 +1,5 @@
-"""What the broker offers, found out the same way by the table link and the host bridge.
+"""What the broker offers, found out by the one session loop (:mod:`.session`) that the
+table link and the host bridge share.
 
 MQTT 5 where the broker offers it, 3.1.1 otherwise: a bare MQTT 5 CONNECT (no properties,
 no Will, a client id of its own, a clean start, so no real session is touched) is answered

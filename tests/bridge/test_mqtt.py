@@ -1,7 +1,9 @@
 """The bridge on a real Mosquitto with a real table controller (``controller.sync.soak_node``
 as a subprocess): every event stored and acked, each hand exported as PHH, commands
 answered by the table, ``host/status`` retained, and a dead table marked offline by its
-Will. Skipped where Mosquitto is not installed (Debian: apt-get install -y mosquitto)."""
+Will; after a broker restart the bridge's session loop reconnects, subscribes again and
+says online again. Skipped where Mosquitto is not installed (Debian: apt-get install -y
+mosquitto)."""
 
 from __future__ import annotations
 
@@ -15,11 +17,14 @@ import aiomqtt
 import pytest
 from fastapi.testclient import TestClient
 
-from controller.sync.messages import HostStatusMessage, parse_message
+from controller.sync.messages import HostStatusMessage, parse_host_ack, parse_message
 from host_bridge.app import create_app
+from host_bridge.bridge import Bridge
+from host_bridge.db import make_engine, migrate, session_factory
+from host_bridge.mqtt import MqttLink
 from host_bridge.settings import Role
 from tests.bridge.conftest import auth, make_settings
-from tests.bridge.tablesim import SITE
+from tests.bridge.tablesim import SITE, WireTable
 from tests.sync.conftest import Mosquitto, start_node
 
 WAIT_S = 60.0  # an upper bound for slow CI machines, not a budget
@@ -107,3 +112,47 @@ def test_commands_reach_a_real_table_and_its_death_marks_it_offline(
         audit = client.get("/api/v1/audit", headers=auth(Role.ADMIN)).json()["data"]
         assert [(a["command"], a["outcome"]) for a in audit] == [("remove_player", "error"),
                                                                  ("set_level", "ok")]
+
+
+def test_after_a_broker_restart_the_bridge_subscribes_again_and_says_online_again(
+        tmp_path: Path, mosquitto: Mosquitto) -> None:
+    settings = make_settings(tmp_path, mqtt_port=mosquitto.port)
+    engine = make_engine(settings.database_url)
+    migrate(engine)
+    wire = WireTable()
+    seated = [wire.seat(seat, name, 1000) for seat, name in ((1, "a"), (2, "b"))]
+
+    async def scenario() -> tuple[MqttLink, int, HostStatusMessage]:
+        async with MqttLink(Bridge(settings, session_factory(engine))) as link:
+            await asyncio.wait_for(link.connected.wait(), WAIT_S)
+            before = await retained_host_status(mosquitto.port)
+            await asyncio.to_thread(mosquitto.restart)
+            async with asyncio.timeout(WAIT_S):
+                while not (link.connects == 2 and link.connected.is_set()):
+                    await asyncio.sleep(0.01)
+            after = await retained_host_status(mosquitto.port)
+            assert before.online and after.online and after.seq > before.seq
+            # a clean session: the events arrive only if the bridge subscribed again
+            async with aiomqtt.Client("127.0.0.1", mosquitto.port,
+                                      identifier="pitboss-test-t1") as table:
+                await table.subscribe(f"pitboss/v1/{SITE}/host/ack/t1", qos=1)
+                for topic, payload in seated:
+                    await table.publish(topic, payload, qos=1)
+                acked = 0
+                async with asyncio.timeout(WAIT_S):
+                    async for message in table.messages:
+                        assert isinstance(message.payload, bytes)
+                        ack = parse_host_ack(message.payload)
+                        acked = max(acked, ack.acked if ack.kind == "ack" else 0)
+                        if acked == len(seated):
+                            break
+            return link, acked, after
+
+    try:
+        link, acked, online = asyncio.run(scenario())
+    finally:
+        engine.dispose()
+    assert acked == 2 and link.connects == 2 and link.mqtt_version == "5"
+    assert link.last_error is not None and "lost" in str(link.last_error)
+    gone = asyncio.run(retained_host_status(mosquitto.port))
+    assert not gone.online and gone.seq > online.seq  # a clean stop says offline itself
