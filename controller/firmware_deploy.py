@@ -60,7 +60,7 @@ def main(argv: list[str]) -> int:
     args = parser.parse_args(argv)
 
     if args.seat is not None and not 0 <= args.seat <= 254:
-        print(f"error: --seat must be 0..254, not {args.seat}", file=sys.stderr)
+        print(f"{parser.prog}: error: --seat must be 0..254, not {args.seat}", file=sys.stderr)
         return 2
     mpremote = args.mpremote or shutil.which("mpremote")
     if mpremote is None:
@@ -68,14 +68,14 @@ def main(argv: list[str]) -> int:
         mpremote = str(local) if local.exists() else None
     if mpremote is None:
         print(
-            "error: mpremote is not installed. Install it with `pip install mpremote` "
-            "(in the project's .venv), then run this again.",
+            f"{parser.prog}: mpremote is not installed. Install it with `pip install mpremote` "
+            "(in the project's .venv; the table extra has it), then run this again.",
             file=sys.stderr,
         )
         return 2
     if not args.dry_run and not _port_exists(args.port):
         print(
-            f"error: serial port {args.port} does not exist. Is the board plugged in? "
+            f"{parser.prog}: serial port {args.port} does not exist. Is the board plugged in? "
             "`mpremote connect list` shows the ports it sees.",
             file=sys.stderr,
         )
@@ -96,11 +96,11 @@ def main(argv: list[str]) -> int:
         try:
             proc = subprocess.run(cmd, check=False)
         except OSError as exc:
-            print(f"error: cannot run {mpremote}: {exc}", file=sys.stderr)
+            print(f"{parser.prog}: cannot run {mpremote}: {exc}", file=sys.stderr)
             return 2
     if proc.returncode != 0:
         print(
-            f"error: mpremote failed (exit {proc.returncode}) on {args.port}: is the board "
+            f"{parser.prog}: mpremote failed (exit {proc.returncode}) on {args.port}: is the board "
             "running MicroPython, and is no other program holding the port?",
             file=sys.stderr,
         )

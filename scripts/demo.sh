@@ -7,7 +7,7 @@
 # (bash scripts/demo.sh --help lists them). Ctrl-C stops everything it started.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-source scripts/venv.sh
+PITBOSS_EXTRAS=test source scripts/venv.sh  # the tests' .venv: pitboss[test] has the demo
 # exec: the demo takes the terminal's Ctrl-C itself and stops the tables, the bridge and
 # the broker in order; nothing is left running
 exec .venv/bin/pitboss demo "$@"

@@ -5,7 +5,7 @@
 # Extra arguments go to pytest.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-source scripts/venv.sh
+PITBOSS_EXTRAS=test source scripts/venv.sh  # every role and the test tools
 if command -v npm >/dev/null && [ ! -d tests/firmware/mpy/node_modules ]; then
     echo "== installing MicroPython (WebAssembly) for the firmware tests"
     npm ci --prefix tests/firmware/mpy --no-audit --no-fund --loglevel=error

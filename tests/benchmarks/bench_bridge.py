@@ -324,9 +324,9 @@ async def _bench(args: argparse.Namespace) -> int:
     return 0 if ok_rate and ok_p99 else 1
 
 
-def main(argv: Sequence[str] | None = None) -> int:
+def main(argv: Sequence[str] | None = None, prog: str | None = None) -> int:
     """Run the benchmark (or, with ``--child``, be the tables); 1 if a budget is missed."""
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog=prog, description=__doc__.splitlines()[0])
     parser.add_argument("--tables", type=int, default=200)
     parser.add_argument("--hands", type=int, default=5)
     parser.add_argument("--rate", type=float, default=1000.0,

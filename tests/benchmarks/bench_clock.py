@@ -134,8 +134,8 @@ def drift(lateness_s: list[float], seed: int) -> tuple[float, float, int]:
     return clock_drift, naive_now - (t0 + 3600), wakes
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="pitboss bench clock", description=__doc__)
+def main(argv: list[str] | None = None, prog: str | None = None) -> int:
+    parser = argparse.ArgumentParser(prog=prog, description=__doc__)
     parser.add_argument("--countdowns", type=int, default=600, help="expiries to measure")
     parser.add_argument("--tables", type=int, default=20, help="shot clocks running at once")
     parser.add_argument("--hands-per-slice", type=int, default=1,

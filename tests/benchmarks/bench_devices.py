@@ -93,8 +93,8 @@ def _figures(extra: list[float]) -> tuple[float, float, float]:
     return statistics.median(extra), extra[int(len(extra) * 0.99) - 1], extra[-1]
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="pitboss bench", description=__doc__)
+def main(argv: list[str] | None = None, prog: str | None = None) -> int:
+    parser = argparse.ArgumentParser(prog=prog, description=__doc__)
     parser.parse_args(argv)  # no options: --help says what it measures
     extra, stable = asyncio.run(card_latency())
     median, p99, worst = _figures(extra)

@@ -172,8 +172,8 @@ def run(hands: int = 2000, seed: int = 1, *, repeats: int = 3,
             "ratio": ours / theirs}
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="pitboss bench engine", description=__doc__,
+def main(argv: list[str] | None = None, prog: str | None = None) -> int:
+    parser = argparse.ArgumentParser(prog=prog, description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--hands", type=int, default=2000, help="hands per engine (2000)")
     parser.add_argument("--evals", type=int, default=100_000,

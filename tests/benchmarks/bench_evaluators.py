@@ -159,8 +159,9 @@ def run(hands: int, seed: int, *, repeats: int = 3) -> list[dict[str, Any]]:
     return results
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
+def main(argv: Sequence[str] | None = None, prog: str | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog=prog, description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--hands", type=int, default=100_000)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--repeats", type=int, default=3)

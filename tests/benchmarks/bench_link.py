@@ -67,8 +67,8 @@ def bench_endpoint(parts: list[bytes]) -> float:
     return FRAMES / dt
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="pitboss bench", description=__doc__)
+def main(argv: list[str] | None = None, prog: str | None = None) -> int:
+    parser = argparse.ArgumentParser(prog=prog, description=__doc__)
     parser.parse_args(argv)  # no options: --help says what it measures
     stream = make_stream(FRAMES)
     parts = chunks(stream)

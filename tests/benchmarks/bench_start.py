@@ -52,8 +52,9 @@ def _table(db: Path, *extra: str) -> list[str]:
             "--table", "T1", "--broker", "127.0.0.1:9", "--db", str(db), *extra]
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
+def main(argv: list[str] | None = None, prog: str | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog=prog, description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--hands", type=int, default=100,
                         help="hands in the journal for the restart case")

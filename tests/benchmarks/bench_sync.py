@@ -34,8 +34,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 import aiomqtt
 
+from controller.events import LevelSet
 from controller.sync.journal import Journal, Retention
-from controller.sync.messages import TableChanged
 from tests.sync.conftest import MOSQUITTO, Mosquitto
 from tests.sync.harness import outage_run, running_table
 from tests.sync.test_crash import kill_soak
@@ -69,8 +69,8 @@ async def _through(port: int, db: Path, events: int) -> None:
         await asyncio.sleep(0.2)
         level = iter(range(2, 10**9))
 
-        def change() -> TableChanged:
-            return TableChanged(change="level_set", level=next(level))
+        def change() -> LevelSet:
+            return LevelSet(level=next(level))
 
         # 1. throughput
         for batch in (1, 20):
@@ -135,8 +135,7 @@ def _prune_ms(path: Path, events: int, batch: int) -> list[float]:
                       retention=Retention(hands=0, days=1, batch=batch))
     level = iter(range(2, 10**9))
     for _ in range(events // 100):
-        journal.append([TableChanged(change="level_set", level=next(level))
-                        for _ in range(100)])
+        journal.append([LevelSet(level=next(level)) for _ in range(100)])
     journal.acknowledge(journal.last_seq)
     now[0] += 365 * 86_400
     out = []
@@ -150,9 +149,10 @@ def _prune_ms(path: Path, events: int, batch: int) -> list[float]:
     return out
 
 
-def main(argv: Sequence[str] | None = None) -> int:
+def main(argv: Sequence[str] | None = None, prog: str | None = None) -> int:
     """Run the benchmark; print the figures."""
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
+    parser = argparse.ArgumentParser(
+        prog=prog, description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--events", type=int, default=2000)
     parser.add_argument("--outage", type=float, default=60.0)
     parser.add_argument("--kills", type=int, default=50)

@@ -140,8 +140,8 @@ def memory(hands: int) -> None:
           + f" (budget <= {BUDGET_RSS_MB} MB and flat)")
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def main(argv: list[str] | None = None, prog: str | None = None) -> int:
+    parser = argparse.ArgumentParser(prog=prog, description=__doc__.splitlines()[0])
     parser.add_argument("--hands", type=int, default=2000)
     parser.add_argument("--rounds", type=int, default=40)
     parser.add_argument("--rss-hands", type=int, default=10_000)
