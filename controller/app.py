@@ -8,8 +8,9 @@ Running a table (the options, the virtual dealer and bots, tournament play, the 
 :mod:`controller.table_runner`; this module is what it wires together.
 
 What the live table emits (``controller.table.events``) goes through
-:class:`TableJournal`: each event becomes its wire form (``controller.sync.events``; hole
-and burn cards only as secret events, which the journal sends on ``secure/cards`` alone),
+:class:`TableJournal`: each event becomes its model of the one vocabulary
+(:func:`wire_event`, into ``controller.events``; hole and burn cards only as secret events,
+which the journal sends on ``secure/cards`` alone),
 is journaled with an fsync before the table's call returns (so displays follow the
 journal), and is queued for the host. Host commands reach the table through
 :class:`TableCommands`. At start the journal's state restores the table; a hand a crash
@@ -20,23 +21,20 @@ as ``hand_voided``; the next hand is dealt with the same layout.
 from __future__ import annotations
 
 import logging
-import sys
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from typing import Final, assert_never
 
+from controller import events as ev
 from controller.clocks.host_clock import ClockSnapshot
-from controller.rules.button import Positions
-from controller.rules.errors import RulesError
-from controller.sync import events as wire
-from controller.sync.errors import CommandRefused
-from controller.sync.journal import Journal
-from controller.sync.messages import (
+from controller.events import (
     AddChips,
     CallClock,
     CloseTable,
     Command,
     HandForHand,
+    JournalEvent,
     JsonScalar,
     MovePlayer,
     NextHand,
@@ -44,14 +42,17 @@ from controller.sync.messages import (
     PublicState,
     RemovePlayer,
     Resume,
-    ScheduleColourUp,
     SeatPlayer,
     SetLevel,
     SyncClock,
-    TableEvent,
 )
+from controller.rules.button import Positions
+from controller.rules.errors import RulesError
+from controller.sync.errors import CommandRefused
+from controller.sync.journal import Journal
 from controller.sync.outbox import Outbox
 from controller.table import events as te
+from controller.table import intents
 from controller.table.lights import Level
 from controller.table.table import Stage, Table
 
@@ -74,26 +75,25 @@ def _position(state: PublicState, seat: int) -> int:
         raise ValueError(f"seat {seat} is not in hand {state.hand_no}") from None
 
 
-def _action(hand_no: int, event: te.ActionAccepted) -> wire.ActionAccepted:
-    fields = wire.move_of(event.action)
+def _action(hand_no: int, event: te.ActionAccepted) -> ev.ActionAccepted:
+    live: dict[str, object] = {"forfeited": event.forfeited, "returned": event.returned,
+                               "owed": event.owed, "source": event.source}
     if event.rule is not None:
-        fields["rule"] = event.rule
-    return wire.ActionAccepted.model_validate({
-        "hand_no": hand_no, **fields, "forfeited": event.forfeited,
-        "returned": event.returned, "owed": event.owed, "source": event.source})
+        live["rule"] = event.rule
+    return ev.ActionAccepted.of(hand_no, event.action, **live)
 
 
-def _clock(snap: ClockSnapshot | None) -> wire.ClockSnapshot | None:
+def _clock(snap: ClockSnapshot | None) -> ev.ClockSnapshot | None:
     """The clocks' snapshot on the wire (issue 5: what a restart continues from)."""
     if snap is None:
         return None
-    return wire.ClockSnapshot(
+    return ev.ClockSnapshot(
         at=snap.at, level=snap.level, phase=snap.phase,  # type: ignore[arg-type]
         seconds_left=snap.seconds_left, held_s=snap.held_s, synchronised=snap.synchronised,
         paused=snap.paused, host=snap.host, stage=snap.stage, chips=snap.chips)
 
 
-def clock_snapshot(clock: wire.ClockSnapshot) -> ClockSnapshot:
+def clock_snapshot(clock: ev.ClockSnapshot) -> ClockSnapshot:
     """The journal's snapshot as the clocks take it back."""
     return ClockSnapshot(
         at=clock.at, level=clock.level, phase=clock.phase, seconds_left=clock.seconds_left,
@@ -101,142 +101,145 @@ def clock_snapshot(clock: wire.ClockSnapshot) -> ClockSnapshot:
         host=clock.host, stage=clock.stage, chips=clock.chips)
 
 
-def _seat_event(event: te.TableEvent) -> TableEvent | None:
-    """The wire form of a table event outside a hand (None: not for the journal)."""
-    match event:
-        case te.SeatTaken(seat=seat, player=player, stack=stack, extension_chips=chips,
-                          penalty_hands=penalty, clock=clock):  # PEN-5, TOURN-32
-            return wire.TableChanged(change="player_seated", seat=seat, player=player,
-                                     stack=stack, extension_chips=chips,
-                                     penalty_hands=penalty, clock=_clock(clock))
-        case te.PenaltyServed(seat=seat, player=player, hands_left=left):  # PEN-4
-            return wire.TableChanged(change="penalty_served", seat=seat, player=player,
-                                     penalty_hands=left)
-        case te.SeatLeft(seat=seat, player=player, stack=stack):
-            return wire.TableChanged(change="player_removed", seat=seat, player=player,
-                                     stack=stack)
-        case te.ChipsAdded(seat=seat, before=before, after=after, reason=reason):
-            return wire.StackAdjusted(  # TOURN-10..12: a rebuy or add-on, one seat
-                reason="add_on" if reason == "add_on" else "rebuy",
-                seats=(wire.SeatAdjustment(seat=seat, before=before, after=after),))
-        case te.SatOut(seat=seat):
-            return wire.TableChanged(change="sat_out", seat=seat)
-        case te.CameBack(seat=seat):
-            return wire.TableChanged(change="came_back", seat=seat)
-        case te.LevelChanged(level=level, clock=clock):
-            return wire.TableChanged(change="level_set", level=level, clock=_clock(clock))
-        case te.TablePaused(paused=paused, clock=clock):
-            return wire.TableChanged(change="paused" if paused else "resumed",
-                                     clock=_clock(clock))
-        case te.BreakStarted(level=level, colour_up=colour_up, clock=clock):
-            return wire.TableChanged(change="break_started", level=level,
-                                     colour_up=colour_up, clock=_clock(clock))
-        case te.BreakEnded(level=level, clock=clock):
-            return wire.TableChanged(change="break_ended", level=level, clock=_clock(clock))
-        case te.ClockSynced(level=level, on_break=on_break, offset_s=offset, clock=clock):
-            return wire.TableChanged(change="clock_synced", level=level, on=on_break,
-                                     offset_s=round(offset, 3), clock=_clock(clock))
-        case te.PlayerBusted(seat=seat, player=player):
-            return wire.TableChanged(change="player_busted", seat=seat, player=player, stack=0)
-        case te.HandForHandSet(on=on):
-            return wire.TableChanged(change="hand_for_hand", on=on)
-        case te.HandReleased():
-            return wire.TableChanged(change="hand_released")
-        case te.ClockCall(seat=seat):
-            return wire.TableChanged(change="clock_called", seat=seat)
-        case te.ExtensionTaken(hand_no=hand_no, seat=seat, seconds=seconds, chips_left=left):
-            return wire.ShotClockReport(hand_no=hand_no, seat=seat, what="extension",
-                                        seconds=seconds, chips_left=left)
-        case te.ClockRuled(hand_no=hand_no, seat=seat, ruling=ruling, rule=rule):
-            return wire.ShotClockReport(hand_no=hand_no, seat=seat, what="ruled",
-                                        ruling=ruling, rule=rule)
-        case te.PlayerCheckedIn(seat=seat, player=player):
-            return wire.PlayerCheckedIn(seat=seat, player=player, assigned=seat)
-        case te.WrongSeat(seat=seat, player=player, assigned=assigned):
-            return wire.PlayerCheckedIn(seat=seat, player=player, assigned=assigned)
-        case te.PresenceChanged(seat=seat, present=present):
-            return wire.SeatPresence(seat=seat, present=present)
-        case te.DeckEnrolled(version=version):
-            return wire.DeckReport(what="enrolled", version=version)
-        case te.DeckChecked(complete=complete, missing=missing, duplicated=twice,
-                            unknown=unknown):
-            return wire.DeckReport(what="checked", complete=complete, missing=len(missing),
-                                   duplicated=len(twice), unknown=len(unknown))
-        case te.UnknownCard(reader=reader):
-            return wire.DeckReport(what="unknown_card", reader=reader)
-        case te.Irregularity():  # its cards (if any) are for the dealer's screen only
-            return wire.Irregularity(hand_no=event.hand_no, what=_clip(event.kind, 40),
-                                     reason=_clip(event.reason, 400), rule=event.rule,
-                                     seat=event.seat,
-                                     choices=tuple(_clip(c.key, 40) for c in event.choices))
-        case te.Rejected():
-            return None  # nothing changed; the table logs it
-        case te.ColourUpScheduled(level=level):
-            return wire.TableChanged(change="colour_up_scheduled", level=level)
-        case te.StacksColouredUp(stacks=stacks, note=note):  # the colour-up as ONE event
-            return wire.StackAdjusted(reason="colour_up", note=_clip(note, 400), seats=tuple(
-                wire.SeatAdjustment(seat=seat, before=before, after=after)
-                for seat, before, after in stacks))
-        case te.ColourUpStarted() | te.ChipsCounted() | te.RaceCardDealt() \
-                | te.RaceDealtAgain() | te.RaceChipsAwarded() | te.ColourUpStepUndone() \
-                | te.ColourUpCancelled():
-            return None  # the colour-up's steps: its outcome goes out as stack_adjusted
-    log.warning("a %s event has no wire form yet: not journaled", type(event).__name__)
-    return None
+NOT_SENT: Final = (te.Rejected, te.ColourUpStarted, te.ChipsCounted, te.RaceCardDealt,
+                   te.RaceDealtAgain, te.RaceChipsAwarded, te.ColourUpStepUndone,
+                   te.ColourUpCancelled)
+"""Table events knowingly not journaled: a refusal changed nothing (the table logs it
+and the terminal shows it), and a colour-up's steps go out as its outcome, ONE
+``stack_adjusted`` (``StacksColouredUp``)."""
 
 
 def wire_event(event: te.TableEvent, state: PublicState,
-            config: Callable[[], wire.GameSetup | None] = lambda: None,
-            level: int | None = None) -> TableEvent | None:
-    """The wire form of one table event, given the journal's state before it (seats to
-    positions); ``config`` gives the hand's game setup at ``HandStarted``."""
+               config: Callable[[], ev.GameSetup | None] = lambda: None,
+               level: int | None = None) -> JournalEvent | None:
+    """The vocabulary's model of one table event (None: knowingly not sent, see
+    :data:`NOT_SENT`), given the journal's state before it (seats to positions);
+    ``config`` gives the hand's game setup at ``HandStarted``.
+
+    Exhaustive: a table event without a case here fails ``mypy --strict``
+    (``assert_never``), so none is dropped unseen."""
     match event:
+        # -- the hand
         case te.HandStarted():
-            return wire.HandStarted(
+            return ev.HandStarted(
                 hand_no=event.hand_no, seats=event.dealt, stacks=event.stacks,
                 small_blind=event.small_blind_amount, big_blind=event.big_blind_amount,
                 ante=event.ante, button=event.button, small_blind_seat=event.small_blind,
                 big_blind_seat=event.big_blind, level=level, config=config())
         case te.HoleCardsDealt(hand_no=hand_no, seat=seat, cards=cards):
-            return wire.HoleCardsDealt(hand_no=hand_no, player=_position(state, seat),
-                                       cards=tuple(str(c) for c in cards))
+            return ev.HoleCardsDealt(hand_no=hand_no, player=_position(state, seat),
+                                     cards=tuple(str(c) for c in cards))
         case te.CardBurned(hand_no=hand_no, card=card):
-            return wire.BurnedCard(hand_no=hand_no, card=str(card))
+            return ev.BurnedCard(hand_no=hand_no, card=str(card))
         case te.BoardDealt(hand_no=hand_no, street=street, cards=cards):
-            return wire.BoardDealt.model_validate({
+            return ev.BoardDealt.model_validate({
                 "hand_no": hand_no, "cards": tuple(str(c) for c in cards),
                 "street": street if street in ("flop", "turn", "river") else None})
         case te.ActionAccepted():
             return _action(event.hand_no, event)
         case te.ActionHeld(hand_no=hand_no, seat=seat, what=what):
-            return wire.ActionHeld(hand_no=hand_no, seat=seat, what=_clip(what, 40))
+            return ev.ActionHeld(hand_no=hand_no, seat=seat, what=_clip(what, 40))
         case te.ActionReleased(hand_no=hand_no, seat=seat, what=what):
-            return wire.ActionHeld(hand_no=hand_no, seat=seat, what=_clip(what, 40),
-                                   released=True)
+            return ev.ActionHeld(hand_no=hand_no, seat=seat, what=_clip(what, 40),
+                                 released=True)
         case te.ActionsUndone(hand_no=hand_no, actions=actions, reason=reason):
-            return wire.ActionsUndone(hand_no=hand_no, reason=_clip(reason, 400), actions=tuple(
-                wire.ActionAccepted.model_validate({"hand_no": hand_no, **wire.move_of(a)})
-                for a in actions))
+            return ev.ActionsUndone(hand_no=hand_no, reason=_clip(reason, 400), actions=tuple(
+                ev.ActionAccepted.of(hand_no, a) for a in actions))
         case te.ActionCorrected(hand_no=hand_no, index=index, old=old, new=new):
-            return wire.ActionCorrected(
+            return ev.ActionCorrected(
                 hand_no=hand_no, index=index, reason=_clip(event.reason, 400),
-                old=wire.ActionAccepted.model_validate({"hand_no": hand_no, **wire.move_of(old)}),
-                new=wire.ActionAccepted.model_validate({"hand_no": hand_no, **wire.move_of(new)}))
+                old=ev.ActionAccepted.of(hand_no, old), new=ev.ActionAccepted.of(hand_no, new))
         case te.HandShown(hand_no=hand_no, seat=seat, cards=cards, description=text):
-            return wire.HandShown(hand_no=hand_no, player=_position(state, seat),
-                                  cards=tuple(str(c) for c in cards),
-                                  description=_clip(text, 120))
+            return ev.HandShown(hand_no=hand_no, player=_position(state, seat),
+                                cards=tuple(str(c) for c in cards),
+                                description=_clip(text, 120))
         case te.PotAwarded(hand_no=hand_no, pot=pot, amount=amount, shares=shares):
-            return wire.PotAwarded(hand_no=hand_no, pot=pot, amount=amount, shares=tuple(
+            return ev.PotAwarded(hand_no=hand_no, pot=pot, amount=amount, shares=tuple(
                 (_position(state, s), chips) for s, chips in shares))
         case te.HandEnded(hand_no=hand_no, stacks=stacks, rake=rake):
             after = dict(stacks)
-            return wire.HandEnded(hand_no=hand_no, rake=rake,
-                                  stacks=tuple(after[s] for s in state.hand_seats))
+            return ev.HandEnded(hand_no=hand_no, rake=rake,
+                                stacks=tuple(after[s] for s in state.hand_seats))
         case te.MisdealDeclared(hand_no=hand_no, reason=reason, rule=rule):
-            return wire.MisdealDeclared(hand_no=hand_no, stacks=state.start_stacks,
-                                        reason=_clip(reason, 400), rule=rule)
-    return _seat_event(event)
+            return ev.MisdealDeclared(hand_no=hand_no, stacks=state.start_stacks,
+                                      reason=_clip(reason, 400), rule=rule)
+        # -- outside a hand: seats
+        case te.SeatTaken(seat=seat, player=player, stack=stack, extension_chips=chips,
+                          penalty_hands=penalty, clock=clock):  # PEN-5, TOURN-32
+            return ev.PlayerSeated(seat=seat, player=player, stack=stack,
+                                   extension_chips=chips, penalty_hands=penalty,
+                                   clock=_clock(clock))
+        case te.PenaltyServed(hand_no=hand_no, seat=seat, player=player, hands_left=left):
+            return ev.PenaltyServed(seat=seat, player=player, hands_left=left,  # PEN-4
+                                    hand_no=hand_no)
+        case te.SeatLeft(seat=seat, player=player, stack=stack):
+            return ev.PlayerRemoved(seat=seat, player=player, stack=stack)
+        case te.PlayerBusted(hand_no=hand_no, seat=seat, player=player):
+            return ev.PlayerBusted(seat=seat, player=player, hand_no=hand_no)
+        case te.ChipsAdded(seat=seat, before=before, after=after, reason=reason):
+            return ev.StackAdjusted(  # TOURN-10..12: a rebuy or add-on, one seat
+                reason="add_on" if reason == "add_on" else "rebuy",
+                seats=(ev.SeatAdjustment(seat=seat, before=before, after=after),))
+        case te.SatOut(seat=seat):
+            return ev.SatOut(seat=seat)
+        case te.CameBack(seat=seat):
+            return ev.CameBack(seat=seat)
+        case te.PlayerCheckedIn(seat=seat, player=player):
+            return ev.PlayerCheckedIn(seat=seat, player=player, assigned=seat)
+        case te.WrongSeat(seat=seat, player=player, assigned=assigned):
+            return ev.PlayerCheckedIn(seat=seat, player=player, assigned=assigned)
+        case te.PresenceChanged(seat=seat, present=present):
+            return ev.SeatPresence(seat=seat, present=present)
+        # -- clocks
+        case te.LevelChanged(level=level, clock=clock):
+            return ev.LevelSet(level=level, clock=_clock(clock))
+        case te.TablePaused(paused=paused, clock=clock):
+            return ev.Paused(clock=_clock(clock)) if paused else ev.Resumed(clock=_clock(clock))
+        case te.BreakStarted(level=level, colour_up=colour_up, clock=clock):
+            return ev.BreakStarted(level=level, colour_up=colour_up, clock=_clock(clock))
+        case te.BreakEnded(level=level, clock=clock):
+            return ev.BreakEnded(level=level, clock=_clock(clock))
+        case te.ClockSynced(level=level, on_break=on_break, offset_s=offset, clock=clock):
+            return ev.ClockSynced(level=level, on_break=on_break, offset_s=round(offset, 3),
+                                  clock=_clock(clock))
+        case te.ClockCall(seat=seat):
+            return ev.ClockCalled(seat=seat)
+        case te.ExtensionTaken(hand_no=hand_no, seat=seat, seconds=seconds, chips_left=left):
+            return ev.ShotClockReport(hand_no=hand_no, seat=seat, what="extension",
+                                      seconds=seconds, chips_left=left)
+        case te.ClockRuled(hand_no=hand_no, seat=seat, ruling=ruling, rule=rule):
+            return ev.ShotClockReport(hand_no=hand_no, seat=seat, what="ruled",
+                                      ruling=ruling, rule=rule)
+        # -- the floor and the deck
+        case te.HandForHandSet(on=on):
+            return ev.HandForHandSet(on=on)
+        case te.HandReleased(hand_no=hand_no):
+            return ev.HandReleased(hand_no=hand_no)
+        case te.ColourUpScheduled(level=level):
+            return ev.ColourUpScheduled(level=level)
+        case te.StacksColouredUp(stacks=stacks, note=note):  # the colour-up as ONE event
+            return ev.StackAdjusted(reason="colour_up", note=_clip(note, 400), seats=tuple(
+                ev.SeatAdjustment(seat=seat, before=before, after=after)
+                for seat, before, after in stacks))
+        case te.DeckEnrolled(version=version):
+            return ev.DeckReport(what="enrolled", version=version)
+        case te.DeckChecked(complete=complete, missing=missing, duplicated=twice,
+                            unknown=unknown):
+            return ev.DeckReport(what="checked", complete=complete, missing=len(missing),
+                                 duplicated=len(twice), unknown=len(unknown))
+        case te.UnknownCard(reader=reader):
+            return ev.DeckReport(what="unknown_card", reader=reader)
+        case te.Irregularity():  # its cards (if any) are for the dealer's screen only
+            return ev.Irregularity(hand_no=event.hand_no, what=_clip(event.kind, 40),
+                                   reason=_clip(event.reason, 400), rule=event.rule,
+                                   seat=event.seat,
+                                   choices=tuple(_clip(c.key, 40) for c in event.choices))
+        case te.Rejected() | te.ColourUpStarted() | te.ChipsCounted() | te.RaceCardDealt() \
+                | te.RaceDealtAgain() | te.RaceChipsAwarded() | te.ColourUpStepUndone() \
+                | te.ColourUpCancelled():
+            return None  # NOT_SENT
+        case _:
+            assert_never(event)
 
 
 @dataclass
@@ -244,7 +247,7 @@ class Capture:
     """What the table emitted while a host command ran: the wire events, and the reasons
     of anything it rejected."""
 
-    events: list[TableEvent] = field(default_factory=list)
+    events: list[JournalEvent] = field(default_factory=list)
     rejected: list[str] = field(default_factory=list)
 
 
@@ -263,9 +266,9 @@ class TableJournal:
         self.silent = False
         self._capture: Capture | None = None
 
-    def _config(self) -> wire.GameSetup | None:
+    def _config(self) -> ev.GameSetup | None:
         hand = self.table.hand if self.table is not None else None
-        return None if hand is None else wire.GameSetup.of(hand.config)
+        return None if hand is None else ev.GameSetup.of(hand.config)
 
     def __call__(self, event: te.TableEvent) -> None:
         if self.silent:
@@ -301,7 +304,7 @@ class TableJournal:
 
 
 # ============================================================================ commands
-Reply = tuple[Mapping[str, JsonScalar], Sequence[TableEvent]]
+Reply = tuple[Mapping[str, JsonScalar], Sequence[JournalEvent]]
 
 
 class TableCommands:
@@ -315,8 +318,10 @@ class TableCommands:
         self.table = table
         self.sink = sink
 
-    def _run(self, command_id: str, act: Callable[[], object],
-             **rewrite: object) -> Reply:
+    def _run(self, command_id: str, act: Callable[[], object], *,
+             moved_to: str | None = None) -> Reply:
+        """Carry out ``act`` with the table's events captured; each change gets the
+        command's id. ``moved_to``: the player who left is moved to that table."""
         with self.sink.capturing() as capture:
             ok = act()
         if ok is False or capture.rejected:
@@ -325,12 +330,16 @@ class TableCommands:
                 log.warning("command %s partly done: %s", command_id, reason)
             else:
                 raise CommandRefused(reason)
-        events: list[TableEvent] = []
+        events: list[JournalEvent] = []
         for event in capture.events:
-            if isinstance(event, wire.TableChanged):
-                event = event.model_copy(update={"command_id": command_id, **rewrite})
+            if moved_to is not None and isinstance(event, ev.PlayerRemoved):
+                event = ev.PlayerMoved(seat=event.seat, player=event.player,
+                                       stack=event.stack, to_table=moved_to)
+            if isinstance(event, ev.Change):
+                event = event.model_copy(update={"command_id": command_id})
             events.append(event)
-        changes = [e.change for e in events if isinstance(e, wire.TableChanged)]
+        changes = [e.kind for e in events if isinstance(e, ev.Change)
+                   and not isinstance(e, ev.StackAdjusted)]
         return {"change": changes[-1] if changes else "none"}, events
 
     def _add_chips(self, command_id: str, seat: int, player: str, chips: int,
@@ -339,10 +348,8 @@ class TableCommands:
         refused during a hand (TOURN-11), for an empty seat or someone else's."""
         _, events = self._run(command_id, lambda: self.table.add_chips(seat, player, chips,
                                                                        reason))
-        tagged = [e.model_copy(update={"command_id": command_id})
-                  if isinstance(e, wire.StackAdjusted) else e for e in events]
         after = self.table.roster[seat].stack
-        return {"change": "stack_adjusted", "seat": seat, "stack": after}, tagged
+        return {"change": "stack_adjusted", "seat": seat, "stack": after}, events
 
     def perform(self, command: Command, command_id: str) -> Reply:
         """Carry ``command`` out on the table; :class:`CommandRefused` if it cannot."""
@@ -369,8 +376,9 @@ class TableCommands:
                     raise CommandRefused("this table's levels are not on a clock: the "
                                          "host's clock is for a tournament table")
                 return self._run(command_id, lambda: t.sync_clock(level, left, on_break))
-            case ScheduleColourUp(at_level=at_level):  # CHIPRACE-1, by the floor
-                return self._run(command_id, lambda: t.colour_up.schedule(at_level))
+            case ev.ScheduleColourUp(at_level=at_level):  # CHIPRACE-1, by the floor
+                return self._run(command_id,
+                                 lambda: t.submit(intents.ScheduleColourUp(at_level)))
             case SetLevel(level=level):
                 if level <= t.level_no:
                     raise CommandRefused(f"the table is at level {t.level_no}; levels only "
@@ -393,15 +401,14 @@ class TableCommands:
             case RemovePlayer(seat=seat):
                 return self._run(command_id, lambda: t.leave_seat(seat))
             case MovePlayer(seat=seat, to_table=to_table):
-                return self._run(command_id, lambda: t.leave_seat(seat),
-                                 change="player_moved", to_table=to_table)
+                return self._run(command_id, lambda: t.leave_seat(seat), moved_to=to_table)
             case CloseTable():
                 if t.stage is not Stage.IDLE:
                     raise CommandRefused(f"cannot close the table while {t.stage}; wait "
                                          "for the hand to end")
-                return {"change": "table_closed"}, [
-                    wire.TableChanged(change="table_closed", command_id=command_id)]
-        raise CommandRefused(f"command {command.name!r} is not handled")  # pragma: no cover
+                return {"change": "table_closed"}, [ev.TableClosed(command_id=command_id)]
+            case _:
+                assert_never(command)
 
 
 # ============================================================================ recovery
@@ -425,18 +432,11 @@ def restore(table: Table, state: PublicState, sink: TableJournal) -> None:
                             penalty_hands=view.penalty_hands or None)
             if view.sitting_out and not view.penalty_hands:
                 table.sit_out(view.seat)
-        table.hand_no = state.hand_no
         if state.paused:
             table.pause(True)
-        table.hand_for_hand = state.hand_for_hand  # TOURN-22 (a release not yet dealt is
-        # lost: the floor releases the hand again)
-        if state.clock is not None:  # the snapshot's level; the clock follows below
-            table.level_no = min(state.clock.level, len(table.levels))
-        while state.clock is None and table.level_no < min(state.level, len(table.levels)):
-            table.next_level()
-        at = state.colour_up_at_level
-        if at is not None and at > table.level_no:  # the floor's colour-up still to come
-            table.colour_up.scheduled = at
+        if state.hand_for_hand:  # TOURN-22 (a release not yet dealt is lost: the floor
+            table.set_hand_for_hand(True)  # releases the hand again)
+        positions: Positions | None = None
         layout = state.layout
         if layout is not None:
             try:
@@ -444,9 +444,13 @@ def restore(table: Table, state: PublicState, sink: TableJournal) -> None:
                                       layout.seats)
             except RulesError as exc:
                 log.warning("the last layout cannot be restored: %s", exc.reason)
-            else:
-                table.previous = positions
-                table.redeal = positions if state.redeal else None
+        table.restore(hand_no=state.hand_no, previous=positions, redeal=state.redeal,
+                      level_no=None if state.clock is None else state.clock.level)
+        while state.clock is None and table.level_no < min(state.level, len(table.levels)):
+            table.next_level()
+        at = state.colour_up_at_level
+        if at is not None and at > table.level_no:  # the floor's colour-up still to come
+            table.submit(intents.ScheduleColourUp(at))
     if state.clock is not None:
         table.restore_clock(clock_snapshot(state.clock))
 
@@ -458,16 +462,3 @@ def recover(journal: Journal) -> bool:
         log.warning("hand %d voided after a restart: stacks rolled back",
                     journal.state.hand_no)
     return voided is not None
-
-
-# ============================================================================ running
-def main(argv: Sequence[str] | None = None) -> int:
-    """``pitboss table run ...``: :func:`controller.table_runner.main` (the running part
-    lives there: options, the virtual dealer, tournament play, the CLI)."""
-    from controller.table_runner import main as run_main  # it imports this module
-
-    return run_main(argv)
-
-
-if __name__ == "__main__":
-    sys.exit(main(sys.argv[2:] if sys.argv[1:2] == ["table"] else sys.argv[1:]))

@@ -39,15 +39,14 @@ from controller.app import (
 )
 from controller.clocks.shot_clock import ShotClockConfig
 from controller.clocks.structure import Structure, load_structure, preset
-from controller.devices.hardware import TableHardware, open_devices
-from controller.devices.mock import MockTable
+from controller.devices.backends import open_devices
 from controller.devices.profile import load_profile
+from controller.devices.table_hardware import TableHardware
+from controller.events import CloseTable, Command, JournalEvent, JsonScalar, PlayerSeated
 from controller.rules.config import LIVE_CASH, LIVE_TOURNAMENT
-from controller.sync import events as wire
 from controller.sync.commands import CommandDesk
 from controller.sync.journal import Journal
 from controller.sync.link import LinkSettings, TableLink
-from controller.sync.messages import CloseTable, Command, JsonScalar, TableEvent
 from controller.sync.outbox import Outbox
 from controller.table.lights import Level
 from controller.table.table import Table
@@ -98,7 +97,7 @@ class WakingCommands:
         self.closing = False  # the table accepted CloseTable (journaled just after)
 
     def perform(self, command: Command, command_id: str
-                ) -> tuple[Mapping[str, JsonScalar], Sequence[TableEvent]]:
+                ) -> tuple[Mapping[str, JsonScalar], Sequence[JournalEvent]]:
         try:
             reply = self.inner.perform(command, command_id)
         finally:
@@ -118,8 +117,7 @@ def load_structure_option(name: str, multiplier: float | None = None) -> Structu
 
 
 def _hardware(profile_name: str) -> TableHardware:
-    profile = load_profile(profile_name)
-    return MockTable(profile) if profile_name == "virtual" else open_devices(profile)
+    return open_devices(load_profile(profile_name))  # on the backend the profile names
 
 
 async def _autoplay(vt: VirtualTable, outbox: Outbox, hands: int) -> None:
@@ -217,8 +215,8 @@ async def run_table(profile_name: str, *, site: str, table_id: str, broker: str,
             if journal.state.seats or options.tournament:
                 restore(table, journal.state, sink)
             else:  # first boot of a cash table: the virtual table's bots are the players
-                outbox.record_now([wire.TableChanged(
-                    change="player_seated", seat=s.number, player=s.player, stack=s.stack)
+                outbox.record_now([
+                    PlayerSeated(seat=s.number, player=s.player, stack=s.stack)
                     for s in table.roster.occupied() if s.player])
             commands = WakingCommands(TableCommands(table, sink))
             desk = CommandDesk(outbox, commands)
@@ -347,3 +345,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                                      broker=args.broker, db_path=args.db, options=options))
     except KeyboardInterrupt:  # Ctrl-C: everything journaled is already durable
         return 130
+
+
+if __name__ == "__main__":  # python -m controller.table_runner [table] run ...
+    sys.exit(main(sys.argv[2:] if sys.argv[1:2] == ["table"] else sys.argv[1:]))

@@ -14,30 +14,24 @@ when the turn comes its ruling says whether it binds.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
-from controller.rules.actions import Action, BetRaise, Call, Check, Fold
+from controller.rules.actions import BetRaise, Call, Check, Fold
 from controller.rules.config import RulesProfile
 from controller.rules.errors import RulesError
 from controller.rules.hand import Hand, Phase
 from controller.rules.live import (
     Decision,
     Declaration,
-    OutOfTurn,
-    Ruling,
+        Ruling,
     Word,
     facing,
     interpret_amount,
     interpret_chips,
 )
 
-from . import showdown
 from .base import CONTINUE, Stage, nothing
 from .events import ActionAccepted, ActionHeld, ActionReleased, Choice
-
-if TYPE_CHECKING:
-    from .table import Table
+from .ports import Held, Play
 
 Pushed = int | Sequence[int]
 """Chips pushed in one motion: the total only, or each chip's value (LIVE-8, LIVE-9)."""
@@ -78,91 +72,71 @@ def decision(hand: Hand, word: str, to: int = 0) -> Decision:
     return BetRaise(p, to)
 
 
-@dataclass(frozen=True, slots=True)
-class Held:
-    """An action out of turn waiting for the player's turn (LIVE-12)."""
-
-    oot: OutOfTurn
-    pushed: int = 0  # chips put out with it
-
-    @classmethod
-    def taken(cls, action: Decision, profile: RulesProfile, pushed: int = 0) -> Held:
-        return cls(OutOfTurn.taken(action, profile), pushed)
-
-    def after(self, between: Action) -> Held:
-        return Held(self.oot.after(between), self.pushed)
-
-    @property
-    def what(self) -> str:
-        a = self.oot.action
-        return f"raise to {a.to}" if isinstance(a, BetRaise) else type(a).__name__.lower()
-
-
 # ---------------------------------------------------------------- the player to act
-def position_for(table: Table, seat: int | None, what: str) -> int | None:
+def position_for(play: Play, seat: int | None, what: str) -> int | None:
     """The position acting for ``seat`` (the player to act if None), or None after
     rejecting the input."""
 
-    hand = table.hand
-    if hand is None or table.stage is not Stage.PLAYING:
-        table.reject(f"nobody can {what} now: the table is {table.stage}", "BET-1", what)
+    hand = play.hand
+    if hand is None or play.stage is not Stage.PLAYING:
+        play.reject(f"nobody can {what} now: the table is {play.stage}", "BET-1", what)
         return None
-    if any(p.event.kind == "choice" for p in table.prompts):
-        table.reject("a player must first choose (see the open prompt)", None, what)
+    if any(p.event.kind == "choice" for p in play.prompts):
+        play.reject("a player must first choose (see the open prompt)", None, what)
         return None
     if seat is None:
         if hand.actor is None:
-            table.reject(f"nobody can {what} now: no player is to act", "BET-1", what)
+            play.reject(f"nobody can {what} now: no player is to act", "BET-1", what)
         return hand.actor
-    position = table.position_of(seat)
+    position = play.position_of(seat)
     if position is None:
-        table.reject(f"seat {seat} is not in this hand", "BET-1", what)
+        play.reject(f"seat {seat} is not in this hand", "BET-1", what)
     elif hand.folded[position]:
-        table.reject(f"seat {seat} has folded", "BET-2", what)
+        play.reject(f"seat {seat} has folded", "BET-2", what)
         return None
     return position
 
 
-def push(table: Table, chips: Pushed, *, seat: int | None = None,
+def push(play: Play, chips: Pushed, *, seat: int | None = None,
          declared: Declaration | None = None) -> bool:
     """The chips a player pushed in one motion (the total, or each chip's value) and
     what they said; the live rules (LIVE-1..14) say what it means."""
-    position = position_for(table, seat, "bet")
+    position = position_for(play, seat, "bet")
     if position is None:
         return False
-    hand = table.hand
+    hand = play.hand
     assert hand is not None
     if position != hand.actor:
-        return hold_out_of_turn(table, position, chips, declared)
+        return hold_out_of_turn(play, position, chips, declared)
     try:
-        ruling = rule_on(hand, chips, declared, table.profile)
+        ruling = rule_on(hand, chips, declared, play.profile)
     except RulesError as exc:
-        return table.reject(exc.reason, exc.rule, "chips")
-    return apply_ruling(table, ruling, "console" if declared is not None else "chips")
+        return play.reject(exc.reason, exc.rule, "chips")
+    return apply_ruling(play, ruling, "console" if declared is not None else "chips")
 
 
-def apply_ruling(table: Table, ruling: Ruling, source: str) -> bool:
+def apply_ruling(play: Play, ruling: Ruling, source: str) -> bool:
     """Carry out a ruling for the player to act: an action, a choice, or a question."""
 
-    hand = table.hand
+    hand = play.hand
     assert hand is not None and hand.actor is not None
     position = hand.actor
-    seat = table.seat_of(position)
+    seat = play.seat_of(position)
     if ruling.choice is not None:
         def take(option: Ruling) -> Callable[[], None]:
             def apply() -> None:
-                if table.hand is not hand or hand.actor != position:
-                    table.reject("the choice no longer applies: the action has moved on",
+                if play.hand is not hand or hand.actor != position:
+                    play.reject("the choice no longer applies: the action has moved on",
                                  ruling.rule, source)
                     return
-                apply_ruling(table, option, source)
+                apply_ruling(play, option, source)
             return apply
-        table.prompt("choice", ruling.reason, ruling.rule, seat,
+        play.prompt("choice", ruling.reason, ruling.rule, seat,
                      [(choice_of(o), take(o)) for o in ruling.choice.options])
         return True
     if ruling.action is None:  # the floor decides, or an announced raise's amount
         kind = "floor" if ruling.floor else "pending"
-        table.prompt(kind, ruling.reason, ruling.rule, seat, [(CONTINUE, nothing)])
+        play.prompt(kind, ruling.reason, ruling.rule, seat, [(CONTINUE, nothing)])
         return True
     action = ruling.action
     if ruling.forfeited and isinstance(action, Fold):  # LIVE-2/7/10: the chips stay in
@@ -170,46 +144,46 @@ def apply_ruling(table: Table, ruling: Ruling, source: str) -> bool:
     try:
         hand.apply(action)
     except RulesError as exc:
-        return table.reject(exc.reason, exc.rule, source)
-    accepted(table, position, source, ruling)
+        return play.reject(exc.reason, exc.rule, source)
+    accepted(play, position, source, ruling)
     return True
 
 
-def fold_from_muck(table: Table, position: int) -> None:
+def fold_from_muck(play: Play, position: int) -> None:
     """LIVE-16: the hand touched the muck: folded in turn, dead out of turn (an all-in
     hand included: it can win nothing, LIVE-17)."""
-    hand = table.hand
+    hand = play.hand
     assert hand is not None
     if position == hand.actor and hand.phase is Phase.BETTING:
         hand.fold()
-        accepted(table, position, "muck")
+        accepted(play, position, "muck")
     else:
-        kill(table, position, "LIVE-16", "muck")
+        kill(play, position, "LIVE-16", "muck")
 
 
-def kill(table: Table, position: int, rule: str, source: str) -> bool:
+def kill(play: Play, position: int, rule: str, source: str) -> bool:
     """The hand at ``position`` is dead now, in turn or not (LIVE-17, DEAL-5, LIVE-16,
     CLOCK-3): the engine logs it, its chips stay in the pot, the action moves on."""
-    hand = table.hand
+    hand = play.hand
     assert hand is not None
     try:
         hand.kill(position, rule)
     except RulesError as exc:
-        return table.reject(exc.reason, exc.rule, source)
-    table.emit(ActionAccepted(table.hand_no, table.seat_of(position), hand.log[-1], source,
+        return play.reject(exc.reason, exc.rule, source)
+    play.emit(ActionAccepted(play.hand_no, play.seat_of(position), hand.log[-1], source,
                               rule=rule))
-    table.held.pop(position, None)  # a dead hand's held action dies with it
-    if any(p.event.kind == "choice" and p.event.seat == table.seat_of(position)
-           for p in table.prompts):
-        table.prompts = [p for p in table.prompts if p.event.kind != "choice"]
-    advance(table)
+    play.held.pop(position, None)  # a dead hand's held action dies with it
+    if any(p.event.kind == "choice" and p.event.seat == play.seat_of(position)
+           for p in play.prompts):
+        play.prompts = [p for p in play.prompts if p.event.kind != "choice"]
+    advance(play)
     return True
 
 
-def hold_out_of_turn(table: Table, position: int, chips: Pushed,
+def hold_out_of_turn(play: Play, position: int, chips: Pushed,
                      declared: Declaration | None) -> bool:
     """Out of turn (LIVE-12): held, binding when the turn comes unless released."""
-    hand = table.hand
+    hand = play.hand
     assert hand is not None
     pushed = total(chips)
     word = declared.word if declared is not None else None
@@ -224,49 +198,48 @@ def hold_out_of_turn(table: Table, position: int, chips: Pushed,
         action = Call(position, 0)
     else:
         action = BetRaise(position, hand.bets[position] + pushed)
-    table.held[position] = held = Held.taken(action, table.profile, pushed)
-    table.emit(ActionHeld(table.hand_no, table.seat_of(position), held.what))
+    play.held[position] = held = Held.taken(action, play.profile, pushed)
+    play.emit(ActionHeld(play.hand_no, play.seat_of(position), held.what))
     return True
 
 
-def accepted(table: Table, position: int, source: str, ruling: Ruling | None = None) -> None:
+def accepted(play: Play, position: int, source: str, ruling: Ruling | None = None) -> None:
     """The engine took the action: journal it, feed it to held actions, move on."""
-    hand = table.hand
+    hand = play.hand
     assert hand is not None
     action = hand.log[-1]
-    table.emit(ActionAccepted(
-        table.hand_no, table.seat_of(position), action, source,
+    play.emit(ActionAccepted(
+        play.hand_no, play.seat_of(position), action, source,
         ruling.returned if ruling else 0, ruling.owed if ruling else 0,
         ruling.forfeited if ruling else 0, ruling.rule if ruling else None))
-    table.held.pop(position, None)
-    for other, held in list(table.held.items()):
-        table.held[other] = held.after(action)
-    if any(p.event.kind == "choice" for p in table.prompts):  # the choice was this one's
-        table.prompts = [p for p in table.prompts if p.event.kind != "choice"]
-    advance(table)
+    play.held.pop(position, None)
+    for other, held in list(play.held.items()):
+        play.held[other] = held.after(action)
+    if any(p.event.kind == "choice" for p in play.prompts):  # the choice was this one's
+        play.prompts = [p for p in play.prompts if p.event.kind != "choice"]
+    advance(play)
 
 
-def advance(table: Table) -> None:
+def advance(play: Play) -> None:
     """After any change: fold dead hands in turn, apply or release held actions when
     their turn comes, and move the stage on with the engine's phase."""
-    hand = table.hand
-    assert hand is not None and table.reads is not None
+    hand = play.hand
+    assert hand is not None and play.reads is not None
     actor = hand.actor
     if actor is not None and hand.phase is Phase.BETTING:
-        seat = table.seat_of(actor)
-        if seat in table.reads.dead:  # BLIND-7: a hand dealt to fold folds in turn
+        seat = play.seat_of(actor)
+        if seat in play.reads.dead:  # BLIND-7: a hand dealt to fold folds in turn
             hand.fold()
-            accepted(table, actor, "auto")
+            accepted(play, actor, "auto")
             return
-        held = table.held.pop(actor, None)
+        held = play.held.pop(actor, None)
         if held is not None:
             try:
                 ruling = held.oot.ruling(facing(hand), held.pushed)
             except RulesError:
                 ruling = None
             if ruling is None or ruling.pending:
-                table.emit(ActionReleased(table.hand_no, seat, held.what))
+                play.emit(ActionReleased(play.hand_no, seat, held.what))
             else:
-                apply_ruling(table, ruling, "held")
+                apply_ruling(play, ruling, "held")
                 return
-    showdown.follow_phase(table)

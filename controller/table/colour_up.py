@@ -27,10 +27,9 @@ Each step is prompted on the blinds display and the seat lights
 
 from __future__ import annotations
 
-import functools
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Concatenate, Final, ParamSpec, Protocol, TypeVar
+from typing import Final
 
 from controller.chiprace import (
     DEFAULT_SUIT_ORDER,
@@ -42,11 +41,11 @@ from controller.chiprace import (
     Start,
 )
 from controller.chiprace.chips import check_settings
-from controller.devices.interfaces import BEEP_ERROR, LightState
+from controller.devices.interfaces import BlindsDisplay, LightState
 from controller.rules.cards import Card
 from controller.rules.errors import RulesError
 
-from .base import Stage
+from .base import Prompt, Stage
 from .colour_up_screen import Screen, pixels_of, prompt_screen, render_screen, seat_lights
 from .events import (
     ChipsCounted,
@@ -59,12 +58,9 @@ from .events import (
     RaceChipsAwarded,
     RaceDealtAgain,
     StacksColouredUp,
-    UnknownCard,
 )
-
-if TYPE_CHECKING:
-    from .base import Prompt
-    from .table import Table
+from .ports import HandView, Journal, Refuse
+from .seats import Roster
 
 DEFAULT_CHIP_SET: Final = ChipSet.of({  # [conv] any whole stack fits; a house sets its own
     1: "white", 5: "red", 25: "green", 100: "black", 500: "purple", 1000: "yellow",
@@ -89,41 +85,41 @@ class ColourUpSettings:
         check_settings(self.start, self.rounding, self.suit_order)
 
 
-# ---------------------------------------------------------------- console plumbing
-class _Consoled(Protocol):
-    table: Table
+# ---------------------------------------------------------------- what it is given
+class OpenPrompt:
+    """The hand's prompt desk, as far as the colour-up uses it: race problems are prompts
+    the dealer answers like any other (the ``Choose`` intent)."""
+
+    def __init__(self, prompt: Callable[..., None], prompts: Callable[[], list[Prompt]],
+                 close: Callable[[Sequence[Prompt]], None]) -> None:
+        self.open = prompt
+        self.all = prompts
+        self.close = close
 
 
-S = TypeVar("S", bound=_Consoled)
-P = ParamSpec("P")
-R = TypeVar("R")
+@dataclass(frozen=True, slots=True)
+class ColourUpPorts:
+    """What the colour-up is given of the table: the hand (read-only), the seats, the
+    journal, refusals, prompts, the level in force, the blinds display it draws over and
+    the seat lights it plans."""
 
-
-def _console(method: Callable[Concatenate[S, P], R]) -> Callable[Concatenate[S, P], R]:
-    """A dealer or floor input on the colour-up: once handled (and journaled), the table's
-    displays follow (as :func:`controller.table.base.console` does for the table)."""
-
-    def run(self: S, /, *args: P.args, **kwargs: P.kwargs) -> R:
-        t = self.table
-        if not t._depth:
-            t.clocks.poll()
-        t._depth += 1
-        try:
-            return method(self, *args, **kwargs)
-        finally:
-            t._depth -= 1
-            if not t._depth and not t._quiet:
-                t.refresh()
-
-    functools.update_wrapper(run, method)
-    return run
+    view: HandView
+    roster: Roster
+    emit: Journal
+    reject: Refuse
+    prompts: OpenPrompt
+    level_no: Callable[[], int]
+    levels: Callable[[], int]
+    blinds: BlindsDisplay
+    lights: Callable[[], Mapping[int, object]]
+    lights_changed: Callable[[], None]
 
 
 class ColourUp:
     """The table's colour-up flow (see the module docstring)."""
 
-    def __init__(self, table: Table, settings: ColourUpSettings | None = None) -> None:
-        self.table = table
+    def __init__(self, ports: ColourUpPorts, settings: ColourUpSettings | None = None) -> None:
+        self.p = ports
         self.settings = settings or ColourUpSettings()
         self.chip_set = self.settings.chip_set  # in play now: a colour-up removes chips
         self.race: ChipRace | None = None
@@ -135,25 +131,25 @@ class ColourUp:
         self._drawn_over: object = None  # the blinds frame the last screen covered
 
     # ================================================================ triggers
-    @_console
     def start(self, leaving: Iterable[int] | None = None, trigger: str = "dealer") -> bool:
         """Start a colour-up now; ``leaving`` defaults to the lowest chip in play."""
-        t = self.table
+        t = self.p
         if self.race is not None:
             return t.reject("a colour-up is under way: finish it first", "CHIPRACE-1",
                             "colour_up")
-        if t.stage is not Stage.IDLE:
-            if trigger != "dealer" and t.stage is not Stage.ENROLLING:
+        if t.view.stage is not Stage.IDLE:
+            if trigger != "dealer" and t.view.stage is not Stage.ENROLLING:
                 self.pending = (tuple(leaving or ()), trigger)  # after the hand in play
                 return True
             return t.reject(f"a colour-up waits until the table is between hands "
-                            f"({t.stage} now)", "CHIPRACE-1", "colour_up")
+                            f"({t.view.stage} now)", "CHIPRACE-1", "colour_up")
         values = tuple(leaving or ()) or (self.chip_set.lowest.value,)
         stacks = {s.number: s.stack for s in t.roster.occupied() if s.stack > 0}
         if not stacks:
             return t.reject("nobody has chips at this table: nothing to colour up",
                             "CHIPRACE-1", "colour_up")
-        button = t.previous.button if t.previous is not None else t.button
+        button = (t.view.previous.button if t.view.previous is not None
+                  else t.view.button)
         s = self.settings
         try:
             race = ChipRace(self.chip_set, values, stacks=stacks,
@@ -166,19 +162,17 @@ class ColourUp:
         order = tuple(seat for seat, _ in race.expect().due)
         t.emit(ColourUpStarted(tuple(sorted(set(values), reverse=True)), trigger, order))
         self.race, self.trigger, self.pending = race, trigger, None
-        t.stage = Stage.COLOUR_UP
         return True
 
-    @_console
     def schedule(self, level: int) -> bool:
         """The floor's colour-up of the lowest chips before the first hand of ``level``."""
-        t = self.table
-        if level <= t.level_no:
+        t = self.p
+        if level <= t.level_no():
             return t.reject(f"level {level} has begun already (the table is at level "
-                            f"{t.level_no}); colour up now with the colour_up key",
+                            f"{t.level_no()}); colour up now with the colour_up key",
                             "CHIPRACE-1", "colour_up")
-        if level > len(t.levels):
-            return t.reject(f"the table's structure has {len(t.levels)} levels, not {level}",
+        if level > t.levels():
+            return t.reject(f"the table's structure has {t.levels()} levels, not {level}",
                             "LEVEL-6", "colour_up")
         t.emit(ColourUpScheduled(level))
         self.scheduled = level
@@ -198,7 +192,7 @@ class ColourUp:
     def allows_hand(self) -> bool:
         """The gate at the deal key: no hand during a colour-up; a colour-up due now
         (scheduled for this level, or a break's that waited for the hand) starts instead."""
-        t = self.table
+        t = self.p
         if self.race is not None:
             t.reject(f"finish the colour-up first: {self.race.next_prompt().title}",
                      "CHIPRACE-1", "deal")
@@ -208,7 +202,7 @@ class ColourUp:
             self.pending = None
             self.start(leaving or None, trigger)
             return False
-        if self.scheduled is not None and t.level_no >= self.scheduled:
+        if self.scheduled is not None and t.level_no() >= self.scheduled:
             self.scheduled = None  # one attempt: a refusal (reason shown) lets play go on
             self.start(None, "floor")
             return False
@@ -221,7 +215,7 @@ class ColourUp:
             if self.race is None:
                 self.start(None, "dealer")
             else:
-                self.table.reject("a colour-up is under way: finish it first",
+                self.p.reject("a colour-up is under way: finish it first",
                                   "CHIPRACE-1", "colour_up")
             return True
         race = self.race
@@ -233,24 +227,23 @@ class ColourUp:
             elif race.phase is Phase.CONFIRM:
                 self.confirm()
             else:
-                self.table.reject(f"the colour-up waits for: {race.next_prompt().text}",
+                self.p.reject(f"the colour-up waits for: {race.next_prompt().text}",
                                   "CHIPRACE-6", "deal")
             return True
         if name == "undo":
             self.undo()
             return True
         if name == "misdeal":
-            if any("misdeal" in p.actions for p in self.table.prompts):
+            if any("misdeal" in p.actions for p in self.p.prompts.all()):
                 return False  # the open prompt's choice: the table resolves it
             self.misdeal("the dealer declared a misdeal of the race")
             return True
         return False
 
-    @_console
     def count(self, seat: int, chips: int | Mapping[int, int]) -> bool:
         """The dealer keyed in ``seat``'s leaving chips: how many (one denomination
         leaving) or ``{value: how many}``; a recount replaces the count (CHIPRACE-1)."""
-        t, race = self.table, self.race
+        t, race = self.p, self.race
         if race is None:
             return t.reject("no colour-up is under way", "CHIPRACE-1", "colour_up")
         if isinstance(chips, int):
@@ -266,10 +259,9 @@ class ColourUp:
         race.count(seat, chips)
         return True
 
-    @_console
     def key_card(self, seat: int, card: str | int) -> bool:
         """The dealer keys in a race card the seat's reader did not read."""
-        t = self.table
+        t = self.p
         try:
             parsed = Card.parse(card) if isinstance(card, str) else Card(card)
             if self.race is None:
@@ -280,29 +272,17 @@ class ColourUp:
         self._deal(seat, parsed, keyed=True)
         return True
 
-    def card_arrived(self, reader: str, uid: bytes) -> None:
-        """A card read during the colour-up (the table routes every read here)."""
-        from . import reads
-
-        t, race = self.table, self.race
-        if race is None or reader in t.player_reader or reader == t.deck_reader:
-            reads.card_arrived(t, reader, uid)
+    def card_at_seat(self, seat: int, card: Card, seen_at_seat: int | None) -> None:
+        """A race card read at ``seat``'s reader (the table routes reads here during a
+        colour-up); ``seen_at_seat``: another seat's reader had it last."""
+        race = self.race
+        if race is None:
             return
-        card = t.deck.card(uid) if t.deck is not None else None
-        if card is None:  # never guessed: the dealer keys it in
-            t.emit(UnknownCard(reader, uid))
-            t.hardware.buzzer.beep(BEEP_ERROR)
-            return
-        was = t.where.get(uid)
-        t.where[uid] = reader
-        seat = t.seat_reader.get(reader)
-        if seat is None:
-            return  # the board and the muck take no race card: gathered cards
         dealt = {rc.card: rc.seat for rc in race.cards}
         if dealt.get(card) == seat:
             return  # its own race card read again
-        if card in dealt or (was is not None and was != reader and was in t.seat_reader):
-            other = dealt.get(card, t.seat_reader.get(was or "", 0))
+        if card in dealt or (seen_at_seat is not None and seen_at_seat != seat):
+            other = dealt.get(card, seen_at_seat or 0)
             self._problem("two_readers", f"the card was seen at seat {other} and now at seat "
                           f"{seat}: one deck, one card in one place", "CARD-1", seat, card)
             return
@@ -327,7 +307,7 @@ class ColourUp:
 
     def _deal(self, seat: int, card: Card, *, keyed: bool) -> None:
         assert self.race is not None
-        self.table.emit(RaceCardDealt(seat, card, keyed))
+        self.p.emit(RaceCardDealt(seat, card, keyed))
         self.race.deal(seat, card, keyed=keyed)
 
     def _problem(self, kind: str, reason: str, rule: str | None, seat: int,
@@ -338,13 +318,12 @@ class ColourUp:
         options: list[tuple[Choice, Callable[[], None]]] = [(TAKE_BACK, lambda: None)]
         if self.race is not None and self.race.cards:
             options.append((RACE_MISDEAL, again))
-        self.table.prompt(kind, reason, rule, seat, options, cards=(card,))
-        self._prompts.append(self.table.prompts[-1])
+        self.p.prompts.open(kind, reason, rule, seat, options, cards=(card,))
+        self._prompts.append(self.p.prompts.all()[-1])
 
-    @_console
     def misdeal(self, reason: str) -> bool:
         """Take every race card back: the race is dealt again."""
-        t, race = self.table, self.race
+        t, race = self.p, self.race
         if race is None or not race.can_misdeal():
             return t.reject("no race card to take back", "CHIPRACE-6", "misdeal")
         t.emit(RaceDealtAgain(reason))
@@ -352,10 +331,9 @@ class ColourUp:
         self._close_prompts()
         return True
 
-    @_console
     def award(self) -> bool:
         """The dealer handed the raced chips out (CHIPRACE-1, -3, -6.3)."""
-        t, race = self.table, self.race
+        t, race = self.p, self.race
         if race is None:
             return t.reject("no colour-up is under way", "CHIPRACE-1", "colour_up")
         try:
@@ -369,10 +347,9 @@ class ColourUp:
         self._close_prompts()
         return True
 
-    @_console
     def confirm(self) -> bool:
         """The new stacks are confirmed: journaled and sent as one event, then in play."""
-        t, race = self.table, self.race
+        t, race = self.p, self.race
         if race is None:
             return t.reject("no colour-up is under way", "CHIPRACE-1", "colour_up")
         try:
@@ -390,10 +367,9 @@ class ColourUp:
         self._finish()
         return True
 
-    @_console
     def undo(self) -> bool:
         """Take back the last step; with none, the colour-up is called off."""
-        t, race = self.table, self.race
+        t, race = self.p, self.race
         if race is None:
             return t.reject("no colour-up is under way", "CHIPRACE-1", "undo")
         if not race.log:
@@ -404,10 +380,9 @@ class ColourUp:
         self._close_prompts()
         return True
 
-    @_console
     def cancel(self, reason: str) -> bool:
         """Call the colour-up off before the stacks are confirmed; nothing changes."""
-        t = self.table
+        t = self.p
         if self.race is None:
             return t.reject("no colour-up is under way", "CHIPRACE-1", "colour_up")
         t.emit(ColourUpCancelled(reason))
@@ -417,19 +392,17 @@ class ColourUp:
     def _finish(self) -> None:
         self.race = None
         self._close_prompts()
-        self.table.stage = Stage.IDLE
 
     def _close_prompts(self) -> None:
-        t = self.table
         if self._prompts:
-            t.prompts = [p for p in t.prompts if all(p is not q for q in self._prompts)]
+            self.p.prompts.close(self._prompts)
             self._prompts.clear()
-            t._changed = True
+            self.p.lights_changed()
 
     def smallest_count(self, seat: int) -> dict[int, int]:
         """The fewest leaving chips ``seat``'s stack can hold: what is left must be whole
         chips still in play (a virtual dealer's count; a real one counts the chips)."""
-        race, stack = self.race, self.table.roster[seat].stack
+        race, stack = self.race, self.p.roster[seat].stack
         if race is None:
             return {}
         rest = stack % self.chip_set.without(race.leaving).unit
@@ -437,27 +410,6 @@ class ColourUp:
         for value in (v for v in race.leaving if v <= rest):
             count[value], rest = divmod(rest, value)
         return count
-
-    def play_out(self, place: Callable[[int, int], None], cards: Iterable[int]) -> bool:
-        """Run the colour-up under way as the virtual table's dealer: the smallest counts,
-        race cards from ``cards`` put down with ``place(seat, card)``, award, confirm.
-        If a step is refused the colour-up is called off (False)."""
-        race, deck = self.race, iter(cards)
-        if race is None:
-            return False
-        for seat, _ in race.expect().due:
-            if not self.count(seat, self.smallest_count(seat)):
-                self.cancel(f"seat {seat}'s stack holds no whole count")
-                return False
-        for _ in range(52):
-            to = race.expect().seat
-            if race.phase is not Phase.DEAL or to is None:
-                break
-            place(to, next(deck))
-        if self.award() and self.confirm():
-            return True
-        self.cancel("the race could not be settled")
-        return False
 
     # ================================================================ what it shows
     def note(self, result: ColourUpResult) -> str:
@@ -484,8 +436,8 @@ class ColourUp:
         """The prompt screen for the step the colour-up is at (None: no colour-up)."""
         if self.race is None:
             return None
-        frame = self.table.hardware.blinds.frame
-        problem = next((p for p in reversed(self.table.prompts)
+        frame = self.p.blinds.frame
+        problem = next((p for p in reversed(self.p.prompts.all())
                         if any(p is q for q in self._prompts)), None)
         return prompt_screen(self.race, self.chip_set, problem,
                              frame.seconds_left if frame is not None else None)
@@ -494,7 +446,7 @@ class ColourUp:
         """The seat lights during a colour-up (None: the table's own plan applies)."""
         if self.race is None:
             return None
-        return seat_lights(self.race, self.table.lights.lights, self.table.prompts)
+        return seat_lights(self.race, self.p.lights(), self.p.prompts.all())
 
     def refresh(self) -> None:
         """Draw the prompt screen over the blinds display (after the table's refresh);
@@ -502,14 +454,13 @@ class ColourUp:
         waited for the hand in play starts once the table is between hands."""
         if self.race is None and self.pending is None and self._screen is None:
             return  # no colour-up: the table's frame is on the display
-        t = self.table
-        if self.pending is not None and self.race is None and t.stage is Stage.IDLE \
-                and not t._depth:
+        t = self.p
+        if self.pending is not None and self.race is None and t.view.stage is Stage.IDLE:
             leaving, trigger = self.pending
             self.pending = None
-            self.start(leaving or None, trigger)  # its console call refreshes the displays
+            self.start(leaving or None, trigger)
             return
-        blinds = t.hardware.blinds
+        blinds = t.blinds
         frame = blinds.frame
         screen = self.screen()
         if screen is None:

@@ -15,13 +15,14 @@ bring them back earlier.
 from __future__ import annotations
 
 import logging
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
 
+from controller.clocks.host_clock import ClockSnapshot
+from controller.clocks.timebank import ExtensionChips
 from controller.rules.cards import DECK
 
-from .base import Stage, console
+from .base import Stage
 from .deck import DeckCount, DeckMap, Enrolment
 from .events import (
     CameBack,
@@ -29,59 +30,61 @@ from .events import (
     DeckChecked,
     DeckEnrolled,
     PenaltyServed,
+    PlayerCheckedIn,
+    PresenceChanged,
     SatOut,
     SeatLeft,
     SeatTaken,
-    TableEvent,
+    WrongSeat,
 )
+from .ports import HandView, Journal, Refuse
 from .seats import Roster, SeatError, SeatState
-
-if TYPE_CHECKING:
-    from controller.rules.button import Positions
-
-    from .timing import TableClocks
 
 log = logging.getLogger("pitboss.table")
 
 
 class SeatsAndDeck:
-    """The table's seat and deck inputs (a part of :class:`~controller.table.table.Table`)."""
+    """The table's seats and its deck between hands (see the module docstring)."""
 
-    roster: Roster
-    stage: Stage
-    deck: DeckMap | None
-    deck_path: Path | None
-    enrolment: Enrolment | None
-    count: DeckCount | None
-    clocks: TableClocks
-    hand_no: int
-    tournament: bool
-    redeal: Positions | None
-    penalties: dict[str, int]  # PEN-4/5: player -> hands of a penalty still to serve
-    _depth: int
-    _quiet: bool
+    def __init__(self, *, roster: Roster, view: HandView, emit: Journal, reject: Refuse,
+                 tournament: bool, extensions: ExtensionChips | None,
+                 snapshot: Callable[[], ClockSnapshot | None], deck: DeckMap | None,
+                 deck_path: Path | None, beep: Callable[[], None]) -> None:
+        self.roster = roster
+        self.beep = beep
+        self.view = view
+        self.emit = emit
+        self.reject = reject
+        self.tournament = tournament
+        self.extensions = extensions
+        self.snapshot = snapshot
+        self.deck = deck
+        self.deck_path = deck_path
+        self.enrolment: Enrolment | None = None
+        self.count: DeckCount | None = None
+        self.penalties: dict[str, int] = {}  # PEN-4/5: player -> hands still to serve
 
-    if TYPE_CHECKING:
-        def reject(self, reason: str, rule: str | None = None, source: str = "") -> bool: ...
+    @property
+    def stage(self) -> Stage:
+        return self.view.stage
 
-        def emit(self, event: TableEvent) -> None: ...
-
-        def refresh(self) -> None: ...
+    @property
+    def hand_no(self) -> int:
+        return self.view.hand_no
 
     # ================================================================ seats
-    def _between_hands(self, what: str) -> bool:
+    def between_hands(self, what: str) -> bool:
         if self.stage not in (Stage.IDLE, Stage.ENROLLING):
             return self.reject(f"{what} waits until the hand is over", None, "seats")
         return True
 
-    @console
     def take_seat(self, seat: int, player: str, stack: int, *,
                   extension_chips: int | None = None, penalty_hands: int | None = None
                   ) -> bool:
         """A player sits down; one moved from another table brings ``extension_chips``
         (None: the table's default for a newcomer) and ``penalty_hands`` still to serve
         (PEN-5, TOURN-32; see the module docstring)."""
-        if not self._between_hands("taking a seat"):
+        if not self.between_hands("taking a seat"):
             return False
         if (extension_chips or 0) < 0 or (penalty_hands or 0) < 0:
             return self.reject(f"a player brings 0 or more extension chips and penalty "
@@ -96,7 +99,7 @@ class SeatsAndDeck:
         if penalty:  # PEN-4: sits out (dealt in and killed in a tournament, BLIND-7)
             self.roster.sit_out(seat)
             self.penalties[player] = penalty
-        bank, carried = self.clocks.extensions, extension_chips
+        bank, carried = self.extensions, extension_chips
         if carried is not None and bank is None:
             log.warning("player %s brought %d extension chips, but this table has no time "
                         "bank: give the table ExtensionChips to honour them", player, carried)
@@ -104,12 +107,11 @@ class SeatsAndDeck:
         elif carried is not None and bank is not None:
             bank.carry_in(player, carried)
         self.emit(SeatTaken(seat, player, stack, carried, penalty or None,
-                            clock=None if carried is None else self.clocks.snapshot()))
+                            clock=None if carried is None else self.snapshot()))
         return True
 
-    @console
     def leave_seat(self, seat: int) -> bool:
-        if not self._between_hands("leaving"):
+        if not self.between_hands("leaving"):
             return False
         try:
             left = self.roster.leave(seat)
@@ -119,7 +121,6 @@ class SeatsAndDeck:
         self.emit(SeatLeft(seat, left.player, left.stack))
         return True
 
-    @console
     def add_chips(self, seat: int, player: str, chips: int, reason: str) -> bool:
         """A rebuy or add-on the floor sold (TOURN-10..12; the host decides who may buy):
         ``chips`` go onto the stack of ``player`` at ``seat``, between hands only (TOURN-11:
@@ -157,10 +158,11 @@ class SeatsAndDeck:
         self.emit(ChipsAdded(seat, player, before, s.stack, reason))
         return True
 
-    def serve_penalties(self) -> None:
+    def serve_penalties(self, redealt: bool) -> None:
         """PEN-4: a hand is over. Every seated player serving a penalty counts it (a
-        misdeal's hand is dealt again and does not count); at 0 they play again."""
-        if self.redeal is not None:
+        misdeal's hand, ``redealt``, is dealt again and does not count); at 0 they play
+        again."""
+        if redealt:
             return
         for s in self.roster.occupied():
             left = self.penalties.get(s.player, 0) - 1
@@ -175,7 +177,6 @@ class SeatsAndDeck:
                 self.roster.come_back(s.number)
                 self.emit(CameBack(s.number))
 
-    @console
     def sit_out(self, seat: int) -> bool:
         try:
             self.roster.sit_out(seat)
@@ -184,7 +185,6 @@ class SeatsAndDeck:
         self.emit(SatOut(seat))
         return True
 
-    @console
     def come_back(self, seat: int) -> bool:
         owed = self.penalties.get(self.roster.seats[seat].player, 0) \
             if seat in self.roster.seats else 0
@@ -206,22 +206,51 @@ class SeatsAndDeck:
             return self.reject(str(exc), None, "seats")
         return True
 
+    # ================================================================ player cards
+    def player_card(self, seat: int, uid: bytes) -> None:
+        """A player card was read at ``seat``'s player reader: checked in, or the wrong
+        seat (the buzzer sounds)."""
+        player, assigned = self.roster.check_in(seat, uid)
+        if assigned == seat:
+            self.emit(PlayerCheckedIn(seat, player))
+            self.emit(PresenceChanged(seat, True))
+        else:
+            self.emit(WrongSeat(seat, player, assigned))
+            self.beep()
+
+    def player_card_left(self, seat: int) -> None:
+        """The player card left ``seat``'s reader: the player is away (DEAL-5)."""
+        s = self.roster[seat]
+        if s.checked_in and s.present:
+            s.present = False
+            self.emit(PresenceChanged(seat, False))
+
     # ================================================================ deck
-    @console
+    def deck_read(self, uid: bytes) -> None:
+        """A card at the deck reader: the next card of an enrolment, or the count at the
+        shuffle between hands (CARD-1)."""
+        if self.enrolment is not None:
+            why = self.enrolment.read(uid)
+            if why is not None:
+                self.reject(why, "CARD-1", "deck")
+            return
+        if self.stage is Stage.IDLE and self.deck is not None:
+            if self.count is None:
+                self.count = DeckCount(self.deck)
+            self.count.read(uid)
+
     def begin_enrolment(self, order: Sequence[int] | None = None) -> bool:
         """Read a new deck at the deck reader one card at a time: 2c 2d 2h 2s 3c ... As,
         or in the ``order`` the dealer states."""
-        if not self._between_hands("enrolling a deck"):
+        if not self.between_hands("enrolling a deck"):
             return False
         try:
             self.enrolment = Enrolment(self.deck.version if self.deck else 0,
                                        DECK if order is None else order)
         except ValueError as exc:
             return self.reject(str(exc), "CARD-1", "deck")
-        self.stage = Stage.ENROLLING
         return True
 
-    @console
     def finish_enrolment(self) -> bool:
         if self.enrolment is None:
             return self.reject("no deck is being enrolled", None, "deck")
@@ -233,11 +262,10 @@ class SeatsAndDeck:
             deck.save(self.deck_path)
         self.deck = deck
         self.enrolment = None
-        self.stage = Stage.IDLE
         self.emit(DeckEnrolled(deck.version, deck.digest))
         return True
 
-    def _finish_count(self) -> None:
+    def finish_count(self) -> None:
         if self.count is None or not self.count.reads:
             self.count = None
             return

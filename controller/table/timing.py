@@ -37,7 +37,8 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any
+from dataclasses import dataclass
+from typing import Any, Protocol
 
 from controller.clocks.errors import ClockError
 from controller.clocks.events import BreakEnded as ClockBreakEnded
@@ -67,27 +68,32 @@ from controller.clocks.timebank import (
     profile_call_timing,
     verify_clock_call,
 )
-from controller.devices.interfaces import ShotClockDisplay, ShotClockFrame
-from controller.rules.actions import Check, Fold
+from controller.devices.interfaces import (
+    BlindsDisplay,
+    Buzzer,
+    Clock,
+    SeatLight,
+    ShotClockDisplay,
+    ShotClockFrame,
+)
+from controller.rules.config import RulesProfile
 from controller.rules.errors import RulesError
 from controller.rules.hand import Phase
 
-from . import betting
+from .base import Stage
 from .clock_panel import ClockPanel, PanelStyle
 from .events import (
     BreakEnded,
     BreakStarted,
     ClockCall,
-    ClockRuled,
     ClockSynced,
     ExtensionTaken,
     LevelChanged,
     TablePaused,
 )
 from .lights import Level
-
-if TYPE_CHECKING:
-    from .table import Table
+from .ports import HandView, Journal, Refuse
+from .seats import Roster
 
 STREETS = (Street.PREFLOP, Street.FLOP, Street.TURN, Street.RIVER)
 HOLDING = ("pending", "floor")  # prompts that stop the player's clock: the dealer or floor
@@ -138,34 +144,73 @@ class LatchedShotClock:
         self.display.close()
 
 
+class ShowBlinds(Protocol):
+    """The table's blinds display follows (``seconds_left``: a new level's time)."""
+
+    def __call__(self, seconds_left: Any = ...) -> None: ...
+
+
+class RuleOnTime(Protocol):
+    """The shot clock ruled on the player at ``seat`` (CLOCK-3, CLOCK-9): the hand in play
+    carries the ruling out."""
+
+    def __call__(self, seat: int, ruling: str, rule: str) -> None: ...
+
+
+@dataclass(frozen=True, slots=True)
+class ClockPorts:
+    """What the clocks are given of the table: its time, the hand (read-only), the seats'
+    players, the journal, refusals, the devices the clock panel drives, the blinds display,
+    and the hand's way to carry out a clock's ruling."""
+
+    clock: Clock
+    view: HandView
+    roster: Roster
+    emit: Journal
+    reject: Refuse
+    refresh_blinds: ShowBlinds
+    release_light: Callable[[int], None]
+    rule_on_time: RuleOnTime
+    profile: RulesProfile
+    shot_clock: ShotClockDisplay
+    buzzer: Buzzer
+    light: Callable[[int], SeatLight]
+    blinds: BlindsDisplay
+
+
 class TableClocks:
     """The table's clocks and their panel (see the module docstring)."""
 
-    def __init__(self, table: Table, *, shot_clock: ShotClockConfig | None,
+    def __init__(self, ports: ClockPorts, *, levels: Sequence[Level],
+                 shot_clock: ShotClockConfig | None,
                  extensions: ExtensionChips | None, style: PanelStyle | None,
                  structure: Structure | None = None,
                  wall_clock: Callable[[], float] | None = None,
                  host_timeout_s: float = DEFAULT_TIMEOUT_S) -> None:
-        """``structure``: the level clock's (default: the table's timed levels, if any);
+        """``levels``: the blinds levels (a ``structure``'s if one is given); the level
+        clock runs on the ``structure`` (default: the timed ``levels``, if any);
         ``wall_clock``: epoch seconds (default: ``time.time`` at start, then the table's
         own clock, so virtual time moves it too); ``host_timeout_s``: how long without a
         sync from the host before the table shows UNSYNCED."""
-        self.table = table
-        hw = table.hardware
+        self.p = table = ports
+        self.structure = structure
+        self.levels = tuple(levels)
+        self.level_no = 1
         self.shot = ShotClock(shot_clock, chips=extensions) if shot_clock is not None else None
         self.extensions = extensions
         self._anchor = time.time() - table.clock()
         self.wall: Callable[[], float] = wall_clock or self._anchored_wall
-        structure = structure or structure_of(table.levels)
+        structure = structure or structure_of(self.levels)
         self.level: LevelClock | None = None
         self.host: HostClock | None = None
         if structure is not None:
             local = self.wall() + time.localtime(self.wall()).tm_gmtoff  # LEVEL-3: local :55
             self.level = LevelClock(structure, wall_offset=local - table.clock())
             self.host = HostClock(self.level, timeout_s=host_timeout_s)
-        self.display = LatchedShotClock(hw.shot_clock)
-        self.panel = ClockPanel(shot_clock=self.display, buzzer=hw.buzzer, light=hw.light,
-                                blinds=hw.blinds, release_light=table.release_light,
+        self.display = LatchedShotClock(table.shot_clock)
+        self.panel = ClockPanel(shot_clock=self.display, buzzer=table.buzzer,
+                                light=table.light, blinds=table.blinds,
+                                release_light=table.release_light,
                                 style=style, time_only=True)
         self.paused = False  # the floor paused the table
         self.counting = False  # the dealer counts an all-in
@@ -180,12 +225,12 @@ class TableClocks:
     # ---------------------------------------------------------------- time
     def _anchored_wall(self) -> float:
         """Epoch seconds on the table's own clock (virtual time moves it too)."""
-        return self.table.clock() + self._anchor
+        return self.p.clock() + self._anchor
 
     def start(self) -> None:
         """The level clock starts with the table (once the blinds display has a frame)."""
         if self.level is not None:
-            self.deliver_all(self.level.start(self.table.clock()))
+            self.deliver_all(self.level.start(self.p.clock()))
 
     def clocks(self) -> list[ShotClock | LevelClock | HostClock]:
         return [c for c in (self.shot, self.level, self.host) if c is not None]
@@ -195,7 +240,7 @@ class TableClocks:
         shot, level = self.shot, self.level
         if shot is None and level is None:
             return
-        now = self.table.clock()
+        now = self.p.clock()
         if shot is not None and shot.deadline is not None:  # running: it may have news
             self.deliver_all(shot.poll(now))
         if level is not None:
@@ -210,7 +255,7 @@ class TableClocks:
     def deliver(self, event: ClockEvent) -> None:
         """One clock event: what the host must know goes to the journal first, then the
         panel shows it; an expiry is ruled on."""
-        t = self.table
+        t = self.p
         if isinstance(event, ShotClockExpired):
             self.panel.handle(event)
             self._expired(event)
@@ -225,21 +270,21 @@ class TableClocks:
             t.refresh_blinds()
             return
         if isinstance(event, ClockCalledEvent):
-            t.emit(ClockCall(t.hand_no, event.seat, event.seconds, event.countdown_s,
+            t.emit(ClockCall(t.view.hand_no, event.seat, event.seconds, event.countdown_s,
                              self._caller, event.rule))
         elif isinstance(event, ExtensionUsed):
-            t.emit(ExtensionTaken(t.hand_no, event.seat, event.player, event.seconds,
+            t.emit(ExtensionTaken(t.view.hand_no, event.seat, event.player, event.seconds,
                                   event.chips_left))
         self.panel.handle(event)
 
     def _level(self, event: LevelStarted | LevelTick) -> None:
-        t = self.table
-        untimed = t.level.seconds is None
-        if isinstance(event, LevelStarted) and event.number != t.level_no:
-            t.level_no = event.number
-            lv = t.level
+        t = self.p
+        untimed = self.current.seconds is None
+        if isinstance(event, LevelStarted) and event.number != self.level_no:
+            self.level_no = event.number
+            lv = self.current
             untimed = lv.seconds is None
-            t.emit(LevelChanged(t.level_no, lv.small_blind, lv.big_blind, lv.ante,
+            t.emit(LevelChanged(self.level_no, lv.small_blind, lv.big_blind, lv.ante,
                                 self.snapshot()))
             # the table's fields with the new level's time: one frame, no flicker
             t.refresh_blinds(None if untimed else event.seconds_left)
@@ -255,19 +300,17 @@ class TableClocks:
         shot = self.shot
         if shot is None:
             return
-        t, hand = self.table, self.table.hand
-        from .base import Stage
-
+        t, hand = self.p, self.p.view.hand
         want: tuple[int, int, int] | None = None
-        if hand is not None and t.stage is Stage.PLAYING and hand.phase is Phase.BETTING \
+        if hand is not None and t.view.stage is Stage.PLAYING and hand.phase is Phase.BETTING \
                 and hand.actor is not None:
-            want = (t.hand_no, len(hand.log), hand.actor)
-        holding = any(p.event.kind in HOLDING for p in t.prompts)
+            want = (t.view.hand_no, len(hand.log), hand.actor)
+        holding = any(p.event.kind in HOLDING for p in t.view.prompts)
         if want != self._on:
             now = t.clock()
             on, self._on = self._on, want
             if shot.seat is not None:
-                acted = (on is not None and hand is not None and t.hand_no == on[0]
+                acted = (on is not None and hand is not None and t.view.hand_no == on[0]
                          and len(hand.log) > on[1] and not self._ruled
                          and getattr(hand.log[on[1]], "player", None) == on[2])
                 if acted and on is not None:  # kept in case the action is taken back
@@ -275,7 +318,7 @@ class TableClocks:
                 self.deliver_all(shot.acted(now) if acted else shot.clear(now))
             self._ruled = False
             if want is not None and hand is not None:
-                seat = t.seat_of(want[2])
+                seat = t.view.seat_of(want[2])
                 saved = self._saved.pop(want, None)
                 for key in [k for k in self._saved if k[0] != want[0] or k[1] >= want[1]]:
                     del self._saved[key]  # actions taken back, or another hand's
@@ -310,36 +353,25 @@ class TableClocks:
     def _pause(self, reason: PauseReason, on: bool) -> None:
         if self.shot is None:
             return
-        now = self.table.clock()
+        now = self.p.clock()
         self.deliver_all(self.shot.pause(now, reason) if on else self.shot.resume(now, reason))
 
     def _expired(self, event: ShotClockExpired) -> None:
         """The time ran out: check or fold (CLOCK-9), a dead hand after a call (CLOCK-3)."""
-        t, hand = self.table, self.table.hand
+        t, hand = self.p, self.p.view.hand
         if hand is None or self._on is None or hand.actor is None \
-                or t.seat_of(hand.actor) != event.seat:
+                or t.view.seat_of(hand.actor) != event.seat:
             return
-        position = hand.actor
         self._ruled = True
         ruling = event.ruling
         if ruling is Ruling.CHECK and not hand.can_check():
             ruling = Ruling.FOLD
-        t.emit(ClockRuled(t.hand_no, event.seat, ruling.value, event.rule))
-        t.prompts = [p for p in t.prompts if p.event.kind != "choice"]
-        if ruling is Ruling.DEAD_HAND:
-            betting.kill(t, position, event.rule, "clock")
-            return
-        try:
-            hand.apply(Check(position) if ruling is Ruling.CHECK else Fold(position))
-        except RulesError as exc:
-            t.reject(exc.reason, exc.rule, "clock")
-            return
-        betting.accepted(t, position, "clock")
+        t.rule_on_time(event.seat, ruling.value, event.rule)
 
     # ---------------------------------------------------------------- commands
     def call_clock(self, seat: int | None, caller: Caller) -> bool:
         """The clock is called on the player to act (CLOCK-1, CLOCK-2 under clock.caller)."""
-        t, hand, shot = self.table, self.table.hand, self.shot
+        t, hand, shot = self.p, self.p.view.hand, self.shot
         if shot is None:
             return t.reject("this table runs no shot clock", "CLOCK-1", "call_clock")
         if hand is None or hand.actor is None or not shot.active:
@@ -348,7 +380,7 @@ class TableClocks:
         if seat is not None and seat != shot.seat:
             return t.reject(f"seat {seat} is not to act: seat {shot.seat} is", "CLOCK-1",
                             "call_clock")
-        level = t.hand_level.seconds
+        level = (t.view.level or self.current).seconds
         try:
             verify_clock_call(t.profile.text("clock.caller"), caller)
             timing = profile_call_timing(t.profile, None if level is None else level / 60)
@@ -362,7 +394,7 @@ class TableClocks:
 
     def use_extension(self, seat: int) -> bool:
         """The player on the clock spends an extension chip (its seconds are added)."""
-        t, shot = self.table, self.shot
+        t, shot = self.p, self.shot
         if shot is None or self.extensions is None:
             return t.reject("this table has no time-bank extension chips", None, "extension")
         if seat != shot.seat or not shot.active:
@@ -380,10 +412,10 @@ class TableClocks:
         if paused == self.paused:
             return False
         self.paused = paused
-        now = self.table.clock()
+        now = self.p.clock()
         events = [] if self.level is None else (
             self.level.pause(now) if paused else self.level.resume(now))
-        self.table.emit(TablePaused(paused, self.snapshot()))
+        self.p.emit(TablePaused(paused, self.snapshot()))
         self._pause(PauseReason.FLOOR, paused or self._holding)
         self.deliver_all(events)
         self.kick()
@@ -402,10 +434,10 @@ class TableClocks:
         break. None when the levels are not on a clock."""
         if self.level is None:
             return None
-        return self.level.hand_started(self.table.clock()).number
+        return self.level.hand_started(self.p.clock()).number
 
     def hand_over(self) -> None:
-        t = self.table
+        t = self.p
         if self.shot is not None and self.shot.seat is not None:
             self.deliver_all(self.shot.clear(t.clock()))
         self._on = None
@@ -416,23 +448,39 @@ class TableClocks:
             self.deliver_all(self.level.hand_ended(t.clock()))
         self.kick()
 
-    def next_level(self) -> None:
-        """The floor moves the level on (raises with the rule at the last level)."""
-        assert self.level is not None
-        self.deliver_all(self.level.next_level(self.table.clock()))
-        self.kick()
+    @property
+    def current(self) -> Level:
+        """The level in force now (a hand in play keeps its own: LEVEL-1)."""
+        return self.levels[min(self.level_no, len(self.levels)) - 1]
+
+    def next_level(self) -> bool:
+        """The floor moves the level on; it applies from the next hand (LEVEL-1)."""
+        if self.level is not None:
+            try:
+                self.deliver_all(self.level.next_level(self.p.clock()))
+            except ClockError as exc:
+                return self.p.reject(exc.reason, exc.rule, "next_level")
+            self.kick()
+            return True
+        if self.level_no >= len(self.levels):
+            return self.p.reject("this is the last level of the structure", "LEVEL-6",
+                                 "next_level")
+        self.level_no += 1
+        lv = self.current
+        self.p.emit(LevelChanged(self.level_no, lv.small_blind, lv.big_blind, lv.ante))
+        return True
 
     def seconds_left(self) -> float | None:
-        if self.level is None or self.table.level.seconds is None:
+        if self.level is None or self.current.seconds is None:
             return None
-        return self.level.seconds_left(self.table.clock())
+        return self.level.seconds_left(self.p.clock())
 
     def forced_bets(self, number: int, players: int) -> dict[str, Any]:
         """The antes of level ``number`` for a hand of ``players`` (ANTE-1): per player
         and the big blind ante from the structure; plain levels have a big blind ante."""
-        structure = self.table.structure
+        structure = self.structure
         if structure is None:
-            levels = self.table.levels
+            levels = self.levels
             return {"big_blind_ante": levels[min(number, len(levels)) - 1].ante}
         lv = structure.level(number)
         return {"antes": (lv.ante,) * players if lv.ante else (),
@@ -452,7 +500,7 @@ class TableClocks:
     def _announce_break(self) -> None:
         """Journal a break that began or ended (BreakStarted with its colour-up, then
         BreakEnded), whether the clock ran into it or the host's sync moved the table."""
-        level, t = self.level, self.table
+        level, t = self.level, self.p
         on = self.on_break
         if level is None or on == (self._break is not None):
             return
@@ -474,11 +522,11 @@ class TableClocks:
             return None
         host = self.host is not None and self.host.host
         chips = None if self.extensions is None else self.extensions.state()
-        return snapshot(self.level, self.table.clock(), self.wall(), host=host, chips=chips)
+        return snapshot(self.level, self.p.clock(), self.wall(), host=host, chips=chips)
 
     def adopt(self, number: int, seconds_left: float, on_break: bool) -> bool:
         """The host's clock (the authority): adopted, the difference journaled."""
-        t, host = self.table, self.host
+        t, host = self.p, self.host
         if host is None:
             return t.reject("this table's levels are not on a clock; the host's clock "
                             "applies to a tournament table", "LEVEL-2", "sync_clock")
@@ -501,16 +549,16 @@ class TableClocks:
             self.extensions.restore({"stage": snap.stage, "chips": dict(snap.chips)})
         if self.host is None or self.level is None:
             return
-        t = self.table
+        t = self.p
         if snap.paused and not self.paused:
             self.paused = True
             self._pause(PauseReason.FLOOR, True)
         self._break = snap.level if snap.phase == LevelPhase.BREAK.value else None
         events = self.host.restored(snap, t.clock(), self.wall())
-        if snap.level != t.level_no:
-            t.level_no = min(snap.level, len(t.levels))
+        if snap.level != self.level_no:
+            self.level_no = min(snap.level, len(self.levels))
         self.deliver_all(events)
         self._announce_break()
         left = self.level.seconds_left(t.clock())
-        t.refresh_blinds(None if t.level.seconds is None else math.ceil(left - 1e-9))
+        t.refresh_blinds(None if self.current.seconds is None else math.ceil(left - 1e-9))
         self.kick()

@@ -27,6 +27,7 @@ from collections import Counter, deque
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 
+from controller.chiprace import Phase as RacePhase
 from controller.clocks.shot_clock import ShotClockConfig
 from controller.clocks.structure import Structure
 from controller.devices.mock import MockTable
@@ -35,7 +36,7 @@ from controller.rules.config import LIVE_CASH, LIVE_TOURNAMENT, RulesProfile, Va
 from controller.rules.hand import Hand, Phase
 from controller.rules.rake import RakePolicy
 
-from . import hand_for_hand
+from . import intents as i
 from .deck import DeckMap
 from .events import (
     ChipsAdded,
@@ -134,7 +135,7 @@ class VirtualTable:
         for seat in range(1, players + 1):
             self._seat(seat)
         if players:
-            self.table.set_button(self.rng.randint(1, players))  # BTN-1, BTN-4: the draw
+            self.table.submit(i.PlaceButton(self.rng.randint(1, players)))  # BTN-1, BTN-4: the draw
 
     # ------------------------------------------------------------------ plumbing
     def _sink(self, event: TableEvent) -> None:
@@ -155,7 +156,7 @@ class VirtualTable:
             self._outer(event)
 
     def _seat(self, seat: int) -> None:
-        self.table.take_seat(seat, f"bot{seat}", self.stack)
+        self.table.submit(i.TakeSeat(seat, f"bot{seat}", self.stack))
 
     def _step(self, seconds: float) -> None:
         for event in self.hardware.advance(seconds, step=seconds):
@@ -213,16 +214,16 @@ class VirtualTable:
         t = self.table
         for s in list(t.roster.seats.values()):
             if s.player and s.stack == 0:
-                t.leave_seat(s.number)
+                t.submit(i.LeaveSeat(s.number))
                 if not self.tournament:
                     self._seat(s.number)
         if len(t.roster.playing()) < 2:  # a tournament is over: a new one
             for s in list(t.roster.occupied()):
-                t.leave_seat(s.number)
-            t.new_game()
+                t.submit(i.LeaveSeat(s.number))
+            t.submit(i.NewGame())
             for number in range(1, self.players + 1):
                 self._seat(number)
-            t.set_button(self.rng.randint(1, self.players))
+            t.submit(i.PlaceButton(self.rng.randint(1, self.players)))
 
     def advance(self, seconds: float) -> None:
         """Let ``seconds`` of virtual time pass at the idle table (levels and breaks run)."""
@@ -240,7 +241,7 @@ class VirtualTable:
             return "the table is paused"
         if t.clocks.level is not None and t.clocks.level.on_break:
             return "the tournament is on a break"
-        return hand_for_hand.held(t)
+        return t.hand_for_hand.holds(t.redeal is not None)
 
     def _draw_button(self) -> None:
         """BTN-4: before a host-seated table's first hand, the button is drawn among the
@@ -249,14 +250,33 @@ class VirtualTable:
         if t.previous is None and t.redeal is None:
             seated = [s.number for s in t.roster.occupied()]
             if t.button not in seated:
-                t.button = None
-                t.set_button(self.rng.choice(seated))
+                t.submit(i.PlaceButton(self.rng.choice(seated)))
 
     def _colour_up(self) -> None:
-        """The dealer runs the colour-up under way: counts, race cards, award, confirm."""
+        """The dealer runs the colour-up under way as at a real table: keys in each
+        seat's count (the fewest leaving chips its stack can hold), puts down the race
+        cards at the seats' readers, then the deal key twice (chips handed out, stacks
+        confirmed); a refused step calls the colour-up off."""
+        t = self.table
+        race = t.colour_up.race
+        if race is None:
+            return
         order = list(range(52))
         self.rng.shuffle(order)
-        self.table.colour_up.play_out(lambda seat, card: self.place(f"seat{seat}", card), order)
+        deck = iter(order)
+        for seat, _ in race.expect().due:
+            counted = tuple(t.colour_up.smallest_count(seat).items())
+            if not t.submit(i.CountColourUp(seat, counted)):
+                t.submit(i.CancelColourUp(f"seat {seat}'s stack holds no whole count"))
+                self._gather()
+                return
+        for _ in range(52):
+            to = race.expect().seat
+            if race.phase is not RacePhase.DEAL or to is None:
+                break
+            self.place(f"seat{to}", next(deck))
+        if not (t.key("deal") and t.key("deal")):  # handed out, then confirmed
+            t.submit(i.CancelColourUp("the race could not be settled"))
         self._gather()
 
     def play_hand(self, during: Callable[[], object] | None = None) -> bool:
@@ -302,12 +322,12 @@ class VirtualTable:
         hand = t.hand
         if t.prompts:  # the dealer carries on past anything the table flagged
             key = next(iter(t.prompts[-1].actions))
-            t.resolve("continue" if "continue" in t.prompts[-1].actions else key)
+            t.submit(i.Choose("continue" if "continue" in t.prompts[-1].actions else key))
             return
         if t.stage is Stage.AWARDING or t.stage is Stage.SHOWDOWN:
             if t.stage is Stage.SHOWDOWN and hand is not None and hand.can_muck() \
                     and self.rng.random() < 0.3:
-                t.muck()
+                t.submit(i.Muck())
             else:
                 self.press("deal")
             return
@@ -359,14 +379,14 @@ class VirtualTable:
                     self.hardware.drive_card_lifted(f"seat{seat}", self.uids[card])
                     self.place("muck", card)
             else:
-                t.fold()
+                t.submit(i.Fold())
         elif low is not None and high is not None and r > 0.8:
             to = low if self.rng.random() < 0.7 else self.rng.randint(low, high)
-            t.chips(to - hand.bets[position])  # silently, in one motion
+            t.submit(i.ChipsPushed(to - hand.bets[position]))  # silently, in one motion
         elif owed > 0:
-            t.chips(hand.call_amount) if self.rng.random() < 0.5 else t.call()
+            t.submit(i.ChipsPushed(hand.call_amount) if self.rng.random() < 0.5 else i.Call())
         else:
-            t.check()
+            t.submit(i.Check())
 
     # ------------------------------------------------------------------ many hands
     def play_hands(self, n: int, *, speed: float | None = None,

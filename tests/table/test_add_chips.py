@@ -13,19 +13,11 @@ from pathlib import Path
 import pytest
 
 from controller.app import TableCommands, TableJournal, recover, restore, wire_event
+from controller.events import AddChips, PublicState, SeatPlayer, SeatView, StackAdjusted
 from controller.sync.errors import CommandRefused, MessageRejected
 from controller.sync.journal import Journal
 from controller.sync.ledger import SeatingControls
-from controller.sync.messages import (
-    AddChips,
-    CommandMessage,
-    EventMessage,
-    PublicState,
-    SeatPlayer,
-    SeatView,
-    StackAdjusted,
-    parse_message,
-)
+from controller.sync.messages import CommandMessage, EventMessage, parse_message
 from controller.sync.outbox import Outbox
 from controller.table.events import ChipsAdded, Rejected
 from controller.table.lights import Level
@@ -37,7 +29,7 @@ SEATS = (1, 4, 7)
 
 
 def _wire(command: dict[str, object]) -> bytes:
-    return json.dumps({"schema": 1, "table": "t1", "boot": "host", "seq": 1,
+    return json.dumps({"schema": 2, "table": "t1", "boot": "host", "seq": 1,
                        "ts": time.time(), "command_id": "c-1", "command": command}).encode()
 
 

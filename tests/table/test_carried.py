@@ -12,17 +12,13 @@ import json
 import time
 from pathlib import Path
 
+from controller import events as ev
 from controller.app import TableCommands, TableJournal, recover, restore
 from controller.clocks.timebank import ExtensionChips
+from controller.events import SeatPlayer
 from controller.rules.actions import Fold, Kill
 from controller.sync.journal import Journal
-from controller.sync.messages import (
-    CommandMessage,
-    EventMessage,
-    SeatPlayer,
-    TableChanged,
-    parse_message,
-)
+from controller.sync.messages import CommandMessage, EventMessage, parse_message
 from controller.sync.outbox import Outbox
 from controller.table.events import (
     ActionAccepted,
@@ -63,10 +59,9 @@ def test_pen_5_seat_player_carries_extension_chips_and_penalty_hands_on_the_wire
     assert isinstance(plain, SeatPlayer)
     assert (plain.extension_chips, plain.penalty_hands) == (None, None)
     # the table's report carries them too (player_seated; penalty_served counts down)
-    for change in (TableChanged(change="player_seated", seat=4, player="p4", stack=12_000,
-                                extension_chips=2, penalty_hands=11),
-                   TableChanged(change="penalty_served", seat=4, player="p4",
-                                penalty_hands=10)):
+    for change in (ev.PlayerSeated(seat=4, player="p4", stack=12_000,
+                                   extension_chips=2, penalty_hands=11),
+                   ev.PenaltyServed(seat=4, player="p4", hands_left=10, hand_no=7)):
         message = EventMessage(table="t1", boot="b", seq=3, ts=1.0, event=change)
         assert parse_message(EventMessage, message.to_wire()).event == change
 
@@ -207,7 +202,7 @@ def test_tourn_32_restart_keeps_the_extension_chips_a_moved_player_brought(
                 _, events = TableCommands(table, sink).perform(SeatPlayer(
                     seat=3, player="mover", stack=20_000, extension_chips=2), "c-moved")
                 outbox.record_now(events)
-                seated = [e for e in events if isinstance(e, TableChanged)]
+                seated = [e for e in events if isinstance(e, ev.PlayerSeated)]
                 assert seated[0].extension_chips == 2 and seated[0].clock is not None
                 assert journal.state.clock is not None
                 assert dict(journal.state.clock.chips) == {"mover": 2}

@@ -19,9 +19,10 @@ from controller.clocks.structure import Level as Lv
 from controller.clocks.timebank import ExtensionChips
 from controller.devices.mock import MockTable
 from controller.devices.profile import load_profile
+from controller.events import BreakStarted, Change, PublicEvent, SyncClock
 from controller.rules.config import LIVE_TOURNAMENT
 from controller.sync.journal import Journal
-from controller.sync.messages import EventMessage, SyncClock, TableChanged, parse_message
+from controller.sync.messages import EventMessage, parse_message
 from controller.sync.outbox import Outbox
 from controller.table.table import Table
 
@@ -49,10 +50,10 @@ def chips() -> ExtensionChips:
     return ExtensionChips(30.0, {"day1": 2})
 
 
-def changes(journal: Journal) -> list[TableChanged]:
+def changes(journal: Journal) -> list[PublicEvent]:
     events = (parse_message(EventMessage, p.public).event
               for p in journal.parcels(0, limit=10**9))
-    return [e for e in events if isinstance(e, TableChanged)]
+    return [e for e in events if isinstance(e, Change)]
 
 
 def first_life(db: Path) -> float:
@@ -71,7 +72,7 @@ def first_life(db: Path) -> float:
                 table.set_button(5)
                 reply, events = TableCommands(table, sink).perform(
                     SyncClock(level=2, seconds_left=500.0), "c-sync-1")
-                assert [e.change for e in events if isinstance(e, TableChanged)] == [
+                assert [e.kind for e in events if isinstance(e, Change)] == [
                     "clock_synced", "level_set"] and reply == {"change": "level_set"}
                 outbox.record_now(events)  # the command desk journals them with its reply
                 assert journal.state.clock is not None and journal.state.clock.host
@@ -132,7 +133,7 @@ def test_clock_restart_journals_what_the_downtime_changed(tmp_path: Path) -> Non
 
     def check(table: Table, hw: MockTable, journal: Journal, bank: ExtensionChips) -> None:
         assert table.clocks.on_break and table.level_no == 2
-        started = [c for c in changes(journal) if c.change == "break_started"]
+        started = [c for c in changes(journal) if isinstance(c, BreakStarted)]
         assert len(started) == 1 and started[0].colour_up == (25,) and started[0].level == 2
         assert started[0].clock is not None and started[0].clock.phase == "break"
         assert journal.state.clock is not None and journal.state.clock.phase == "break"

@@ -13,23 +13,20 @@ from pathlib import Path
 import pytest
 from PIL import Image, ImageChops
 
+from controller import events as ev
 from controller.app import TableCommands, TableJournal, restore
 from controller.chiprace import ChipSet
 from controller.clocks.structure import Break, Structure
 from controller.clocks.structure import Level as ClockLevel
 from controller.devices.events import KeyPressed
 from controller.devices.interfaces import Colour, LightMode
+from controller.events import ScheduleColourUp, StackAdjusted
 from controller.rules.cards import Card
 from controller.sync.errors import CommandRefused
 from controller.sync.journal import Journal
-from controller.sync.messages import (
-    EventMessage,
-    ScheduleColourUp,
-    StackAdjusted,
-    TableChanged,
-    parse_message,
-)
+from controller.sync.messages import EventMessage, parse_message
 from controller.sync.outbox import Outbox
+from controller.table import intents as i
 from controller.table.base import Stage
 from controller.table.colour_up import ColourUpSettings
 from controller.table.colour_up_screen import Screen, render_screen
@@ -75,7 +72,7 @@ def rig() -> Iterator[Rig]:
 def counted(rig: Rig, counts: dict[int, int]) -> None:
     rig.table.handle(KeyPressed("colour_up"))
     for seat, n in counts.items():
-        assert rig.table.colour_up.count(seat, n)
+        assert rig.table.submit(i.CountColourUp(seat, n))
 
 
 def deal(rig: Rig, cards: list[tuple[int, str]]) -> None:
@@ -100,7 +97,7 @@ def test_chiprace_1_dealer_key_count_deal_award_confirm(rig: Rig) -> None:
     assert (started.leaving, started.trigger, started.seats) == ((25,), "dealer", (1, 3, 5))
     assert light(rig, 1) == (LightMode.ON, Colour.WHITE)  # the seat being counted
     for seat, n in {1: 7, 3: 3, 5: 2}.items():
-        assert t.colour_up.count(seat, n)
+        assert t.submit(i.CountColourUp(seat, n))
     assert [(e.seat, e.chips) for e in rig.of(ChipsCounted)] == [
         (1, ((25, 7),)), (3, ((25, 3),)), (5, ((25, 2),))]
     race = t.colour_up.race
@@ -151,9 +148,10 @@ def test_chiprace_1_the_colour_up_waits_for_the_hand_in_play(rig: Rig) -> None:
 def test_chiprace_1_a_miscount_is_refused_and_can_be_keyed_again(rig: Rig) -> None:
     counted(rig, {})
     t = rig.table
-    assert t.colour_up.count(1, 8) is False  # 200 of 1175 leaves 975: not whole T100s
+    # 200 of 1175 leaves 975: not whole T100s
+    assert t.submit(i.CountColourUp(1, 8)).accepted is False
     assert "recount" in rig.last(Rejected).reason and not rig.of(ChipsCounted)
-    assert t.colour_up.count(1, 7)
+    assert t.submit(i.CountColourUp(1, 7))
 
 
 def test_chiprace_2_race_cards_dealt_clockwise_from_seat_1_when_strict() -> None:
@@ -169,9 +167,10 @@ def test_chiprace_6_unknown_uid_is_reported_and_a_card_can_be_keyed_in(rig: Rig)
     counted(rig, {1: 7, 3: 3, 5: 2})
     rig.dealer.place("seat1", bytes.fromhex("04ffffffffffff"))
     assert rig.last(UnknownCard).reader == "seat1" and not rig.of(RaceCardDealt)
-    assert rig.table.colour_up.key_card(1, "As")  # the reader failed: the dealer keys it
+    assert rig.table.submit(i.KeyRaceCard(1, "As"))  # the reader failed: the dealer keys it
     assert rig.last(RaceCardDealt) == RaceCardDealt(1, Card.parse("As"), True)
-    assert rig.table.colour_up.key_card(2, "Ks") is False  # seat 2 is empty: no race card
+    # seat 2 is empty: no race card
+    assert rig.table.submit(i.KeyRaceCard(2, "Ks")).accepted is False
     deal(rig, RACE[1:])
     rig.dealer.press("deal")
     rig.dealer.press("deal")
@@ -310,8 +309,7 @@ def test_chiprace_1_floor_schedules_the_colour_up_for_a_level(tmp_path: Path) ->
                     commands.perform(ScheduleColourUp(at_level=1), "c0")
                 reply, events = commands.perform(ScheduleColourUp(at_level=2), "c1")
                 assert reply == {"change": "colour_up_scheduled"}
-                assert events == [TableChanged(change="colour_up_scheduled", level=2,
-                                               command_id="c1")]
+                assert events == [ev.ColourUpScheduled(level=2, command_id="c1")]
                 outbox.record_now(events)  # the command desk journals them with the reply
                 assert journal.state.colour_up_at_level == 2
                 assert t.colour_up.allows_hand()  # level 1: hands go on
@@ -320,7 +318,7 @@ def test_chiprace_1_floor_schedules_the_colour_up_for_a_level(tmp_path: Path) ->
                 rig.dealer.press("deal")  # level 2's first deal: the colour-up instead
                 assert t.stage is Stage.COLOUR_UP and t.colour_up.trigger == "floor"
                 for seat, n in {1: 7, 3: 3, 5: 2}.items():
-                    assert t.colour_up.count(seat, n)
+                    assert t.submit(i.CountColourUp(seat, n))
                 deal(rig, RACE)
                 rig.dealer.press("deal")
                 rig.dealer.press("deal")
@@ -352,7 +350,7 @@ def test_chiprace_1_scheduled_colour_up_survives_a_restart(tmp_path: Path) -> No
                 sink = TableJournal(outbox)
                 vt = VirtualTable(3, seed=1, sink=sink, levels=LEVELS)
                 sink.table = vt.table
-                vt.table.colour_up.schedule(3)
+                vt.table.submit(i.ScheduleColourUp(3))
                 assert journal.state.colour_up_at_level == 3
                 with sink.muted():
                     again = VirtualTable(3, seed=2, sink=sink, levels=LEVELS)
@@ -416,7 +414,7 @@ def test_chiprace_1_a_break_during_a_hand_colours_up_once_the_hand_is_over() -> 
 
 def test_chiprace_1_floor_colour_up_at_the_break_before_its_level(rig: Rig) -> None:
     t = rig.table
-    assert t.colour_up.schedule(3) and rig.last(ColourUpScheduled).level == 3
+    assert t.submit(i.ScheduleColourUp(3)) and rig.last(ColourUpScheduled).level == 3
     assert t.colour_up.on_break(1, ()) is False  # the break before level 2: not yet
     assert t.colour_up.on_break(2, ())
     assert rig.last(ColourUpStarted).trigger == "floor" and t.colour_up.scheduled is None
@@ -437,7 +435,7 @@ def test_chiprace_5_prompt_screens_are_drawn_on_the_blinds_display(rig: Rig,
     assert ImageChops.difference(count, expected).getbbox() is None  # exactly that screen
     out = {"colour_up_count.png": hw.save_frame("blinds", tmp_path / "a.png")}
     for seat, n in {1: 7, 3: 3, 5: 2}.items():
-        t.colour_up.count(seat, n)
+        t.submit(i.CountColourUp(seat, n))
     deal(rig, RACE[:4])
     screen = t.colour_up.screen()
     assert screen is not None and screen.title == "S3 RACE CARD 2/3"
@@ -470,7 +468,7 @@ def test_screen_lines_fit_the_display() -> None:
 def test_chiprace_6_the_virtual_dealer_runs_a_scheduled_colour_up_and_chips_add_up() -> None:
     vt = VirtualTable(4, seed=5, levels=LEVELS, tournament=True)
     vt.play_hands(3)
-    assert vt.table.colour_up.schedule(2)
+    assert vt.table.submit(i.ScheduleColourUp(2))
     vt.table.next_level()
     summary = vt.play_hands(4)  # each hand checks the chips, the race's change included
     assert summary is not None

@@ -26,7 +26,9 @@ FRAMES = Path(__file__).resolve().parents[2] / "docs" / "frames"
 HANDS = {1: "AsKs", 3: "QdQc", 5: "7h2c"}
 
 
-def test_every_event_reaches_the_journal_before_the_displays_change(rig3: Rig) -> None:
+def test_every_event_reaches_the_journal_before_the_displays_change() -> None:
+    rig3 = Rig(seats={1: 1000, 3: 1000, 5: 1000}, button=5,
+               levels=(Level(5, 10), Level(10, 20)))
     seen: list[tuple[str, LightState, LightState, BlindsFrame | None]] = []
 
     def journal(event: TableEvent) -> None:
@@ -35,7 +37,6 @@ def test_every_event_reaches_the_journal_before_the_displays_change(rig3: Rig) -
                      rig3.hw.blinds.frame))
 
     rig3.table.sink = journal
-    rig3.table.levels += (Level(10, 20),)
     rig3.dealer.press("next_level")
     assert seen[-1][0] == "LevelChanged" and seen[-1][3] is not None
     assert seen[-1][3].big_blind == 10  # the display still showed the old level

@@ -67,8 +67,7 @@ def test_player_card_at_the_wrong_seat_is_shown_and_reported(rig3: Rig) -> None:
 
 def test_card_1_enrolment_maps_the_deck_in_order_and_stores_it(tmp_path: Path) -> None:
     path = tmp_path / "deck.json"
-    rig = Rig(seats={1: 100, 2: 100}, button=1, deck=None)
-    rig.table.deck_path = path
+    rig = Rig(seats={1: 100, 2: 100}, button=1, deck=None, deck_path=path)
     assert not rig.table.start_hand()  # no deck yet
     assert rig.table.begin_enrolment()
     for tag in UIDS:
