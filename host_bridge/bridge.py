@@ -12,11 +12,12 @@ from concurrent.futures import ThreadPoolExecutor
 
 from sqlalchemy.orm import Session, sessionmaker
 
+from controller.events import HandEnded, HandVoided, MisdealDeclared
 from controller.sync.messages import EventMessage, SecureCards
 from host_bridge.db import writer_sessions
 from host_bridge.dispatch import CommandDesk
 from host_bridge.ingest import Ingest, IngestResult, Parsed, Publisher, PublishFailed, event_item
-from host_bridge.live import HAND_OVER, FloorFeed, HoleCardRelease
+from host_bridge.live import FloorFeed, HoleCardRelease
 from host_bridge.settings import BridgeSettings
 
 log = logging.getLogger(__name__)
@@ -53,9 +54,9 @@ class Bridge:
         # the store work runs here, one batch at a time, so the event loop stays free for
         # the broker, the API and the feed while a batch is written
         self._store = ThreadPoolExecutor(max_workers=1, thread_name_prefix="bridge-ingest")
-        # called with each stored batch's applied items, in each table's seq order, on the
-        # event loop (the tournament director, issue 9); an observer must not block
-        self.observers: list[Callable[[Sequence[dict[str, object]]], None]] = []
+        # called with each stored batch's applied events, typed, in each table's seq order,
+        # on the event loop (the tournament director, issue 9); an observer must not block
+        self.observers: list[Callable[[Sequence[EventMessage]], None]] = []
 
     def attach(self, publisher: Publisher) -> None:
         """Send through ``publisher`` from now on (the MQTT link, once it exists)."""
@@ -81,8 +82,10 @@ class Bridge:
         message = parsed.message
         if isinstance(message, EventMessage):
             self.feed.offer(event_item(message))
-            if message.event.kind in HAND_OVER:
-                self.hole_cards.hand_over(message.table, getattr(message.event, "hand_no", 0))
+            match message.event:
+                case HandEnded(hand_no=hand_no) | HandVoided(hand_no=hand_no) \
+                        | MisdealDeclared(hand_no=hand_no):
+                    self.hole_cards.hand_over(message.table, hand_no)
         elif isinstance(message, SecureCards):
             self.hole_cards.hold(message)
         return parsed
@@ -102,7 +105,7 @@ class Bridge:
             self.feed.settle(item)
         for observe in self.observers:
             try:
-                observe(result.feed)
+                observe(result.applied)
             except Exception:  # an observer's bug must not stop ingest
                 log.exception("a bridge observer failed on a batch")
         return result

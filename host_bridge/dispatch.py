@@ -18,7 +18,8 @@ from datetime import UTC, datetime
 from sqlalchemy import select
 from sqlalchemy.orm import Session, sessionmaker
 
-from controller.sync.messages import Command, CommandMessage, ReplyMessage
+from controller.events import Command
+from controller.sync.messages import CommandMessage, ReplyMessage
 from controller.sync.topics import Topics
 from host_bridge.ingest import Publisher, PublishFailed
 from host_bridge.models import AuditEntry

@@ -2,28 +2,61 @@
 players, stacks, levels, hands and their PHH).
 
 :mod:`host_bridge.ingest` decides *when* an event is applied (once, in seq order, with its
-hole cards); this module says *what* applying it does. Only the events in
-:data:`HEAVY_KINDS` change the floor model; the others only move the table's cursor.
+hole cards); this module says *what* applying it does (:func:`apply_event`, one ``case``
+per kind). The kinds in :data:`LOG_ONLY` do not change the floor model (the event log
+holds them); :func:`changes_floor` says which do.
 """
 
 from __future__ import annotations
 
 import logging
 from dataclasses import dataclass
-from typing import Any, cast
+from typing import Any, Final, assert_never, cast
 
 from sqlalchemy import delete, select
 from sqlalchemy.orm import Session
 
-from controller.sync.messages import (
-    EventMessage,
+from controller.events import (
+    ActionAccepted,
+    ActionCorrected,
+    ActionHeld,
+    ActionsUndone,
+    BoardDealt,
+    BreakEnded,
+    BreakStarted,
+    CameBack,
+    CardBurned,
+    ClockCalled,
+    ClockSynced,
+    ColourUpScheduled,
+    DeckReport,
     HandEnded,
+    HandForHandSet,
+    HandReleased,
+    HandShown,
     HandStarted,
     HandVoided,
+    HoleDealt,
+    Irregularity,
+    LevelSet,
     MisdealDeclared,
+    Paused,
+    PenaltyServed,
+    PlayerBusted,
+    PlayerCheckedIn,
+    PlayerMoved,
+    PlayerRemoved,
+    PlayerSeated,
+    PotAwarded,
+    PublicEvent,
+    Resumed,
+    SatOut,
+    SeatPresence,
+    ShotClockReport,
     StackAdjusted,
-    TableChanged,
+    TableClosed,
 )
+from controller.sync.messages import EventMessage
 from host_bridge.hand_history import (
     HAND_LOG_KINDS,
     HandHistoryUnavailable,
@@ -47,11 +80,19 @@ FeedItem = dict[str, Any]
 
 #: session.info key: (table, hand_no) -> the open Hand rows of the batch's tables
 OPEN_HANDS = "pitboss.open_hands"
-#: events that change the floor model beyond the table's cursor
-HEAVY_KINDS = frozenset({"hand_started", "board", "hand_ended", "hand_voided", "misdeal",
-                         "table_changed", "stack_adjusted"})
+#: events that change nothing in the floor model but the table's cursor (the event log
+#: holds them; the feed shows them)
+LOG_ONLY: Final = (HoleDealt, ActionAccepted, CardBurned, ActionsUndone, ActionCorrected,
+                   ActionHeld, HandShown, PotAwarded, Irregularity, SatOut, CameBack,
+                   PenaltyServed, SeatPresence, PlayerCheckedIn, ShotClockReport,
+                   HandReleased, DeckReport)
 #: events that end the hand in progress
-HAND_OVER = frozenset({"hand_ended", "hand_voided", "misdeal"})
+HAND_OVER: Final = (HandEnded, HandVoided, MisdealDeclared)
+
+
+def changes_floor(event: PublicEvent) -> bool:
+    """Whether applying ``event`` changes the floor model (not one of :data:`LOG_ONLY`)."""
+    return not isinstance(event, LOG_ONLY)
 
 
 @dataclass(slots=True)
@@ -78,45 +119,101 @@ def table_row(session: Session, table_id: str) -> PokerTable:
 
 def apply_event(session: Session, table: PokerTable, message: EventMessage, seq: int,
                 feed: list[FeedItem], log_: HandLog | None = None) -> None:
-    """Apply one event of :data:`HEAVY_KINDS` to the floor model; a ``hand_ended`` feed
-    item (the hand's PHH is ready) goes to ``feed``. ``log_``: the hand as applied so
-    far, if the caller kept it whole (else the export reads it from the store)."""
-    event = message.event
-    if isinstance(event, TableChanged):
-        _apply_change(session, table, event, seq, message.ts)
-        session.flush()  # seats and players are looked up by key (session.get) later on
-    elif isinstance(event, HandStarted):
-        old = _hand(session, table.id, event.hand_no)
-        if old is not None:  # the table started this hand again: the new start stands
-            session.delete(old)
+    """Apply one event to the floor model (those of :data:`LOG_ONLY` change nothing); a
+    ``hand_ended`` feed item (the hand's PHH is ready) goes to ``feed``. ``log_``: the
+    hand as applied so far, if the caller kept it whole (else the export reads it from the
+    store)."""
+    event, ts = message.event, message.ts
+    match event:
+        # -- the hand
+        case HandStarted():
+            _start_hand(session, table, message, event, seq)
+        case BoardDealt(hand_no=hand_no, cards=cards):
+            hand = _hand(session, table.id, hand_no)
+            if hand is not None:
+                hand.board = [*hand.board, *cards]
+        case HandEnded() | HandVoided() | MisdealDeclared():
+            _end_hand(session, table, message, event, seq, feed, log_)
+        # -- the seats
+        case PlayerSeated():
+            _seat(session, table, event, seq, ts)
+            session.flush()  # seats and players are looked up by key (session.get) later on
+        case PlayerRemoved(seat=seat) | PlayerMoved(seat=seat) | PlayerBusted(seat=seat):
+            session.execute(delete(Seat).where(Seat.table_id == table.id, Seat.seat == seat))
             session.flush()
-        started = Hand(table_id=table.id, hand_no=event.hand_no, boot=message.boot,
-                       status="in_progress", seats=list(event.seats),
-                       start_stacks=list(event.stacks), end_stacks=None,
-                       small_blind=event.small_blind, big_blind=event.big_blind, board=[],
-                       rake=0, first_seq=seq, started_ts=message.ts)
-        session.add(started)
-        if OPEN_HANDS in session.info:
-            session.info[OPEN_HANDS][(table.id, event.hand_no)] = started
-        table.hand_no = event.hand_no
-        table.hand_in_progress = True
-    elif event.kind == "board":
-        hand = _hand(session, table.id, event.hand_no)
-        if hand is not None:
-            hand.board = [*hand.board, *event.cards]
-    elif isinstance(event, HandEnded | HandVoided | MisdealDeclared):
-        _end_hand(session, table, message, event, seq, feed, log_)
-    elif isinstance(event, StackAdjusted):  # a colour-up, rebuy, add-on, correction
-        for adjusted in event.seats:
-            seat = session.get(Seat, (table.id, adjusted.seat))
-            if seat is None:
-                log.warning("table %s: stack of empty seat %d adjusted at seq %d", table.id,
-                            adjusted.seat, seq)
-                continue
-            seat.stack = adjusted.after
-            session.add(StackRecord(table_id=table.id, seq=seq, seat=adjusted.seat,
-                                    player_id=seat.player_id, chips=adjusted.after,
-                                    hand_no=None))
+        case StackAdjusted():  # a colour-up, rebuy, add-on, correction
+            for adjusted in event.seats:
+                seat_row = session.get(Seat, (table.id, adjusted.seat))
+                if seat_row is None:
+                    log.warning("table %s: stack of empty seat %d adjusted at seq %d",
+                                table.id, adjusted.seat, seq)
+                    continue
+                seat_row.stack = adjusted.after
+                session.add(StackRecord(table_id=table.id, seq=seq, seat=adjusted.seat,
+                                        player_id=seat_row.player_id, chips=adjusted.after,
+                                        hand_no=None))
+        # -- the clocks
+        case Paused() | Resumed():
+            table.paused = isinstance(event, Paused)
+        case LevelSet(level=level):
+            _level(session, table, level, seq, ts)
+        case ClockSynced(level=level) | BreakStarted(level=level) | BreakEnded(level=level):
+            if level != table.level:  # the host's clock moved the table
+                _level(session, table, level, seq, ts)
+        case ClockCalled(seat=seat):
+            table.clock_on_seat = seat
+        # -- the floor
+        case HandForHandSet(on=on):
+            table.hand_for_hand = on
+        case ColourUpScheduled(level=level):
+            table.colour_up_at_level = level
+        case TableClosed():
+            table.closed = True
+        case HoleDealt() | ActionAccepted() | CardBurned() | ActionsUndone() \
+                | ActionCorrected() | ActionHeld() | HandShown() | PotAwarded() \
+                | Irregularity() | SatOut() | CameBack() | PenaltyServed() | SeatPresence() \
+                | PlayerCheckedIn() | ShotClockReport() | HandReleased() | DeckReport():
+            pass  # LOG_ONLY: the event log already holds what the floor keeps of these
+        case _:
+            assert_never(event)
+
+
+def _start_hand(session: Session, table: PokerTable, message: EventMessage,
+                event: HandStarted, seq: int) -> None:
+    old = _hand(session, table.id, event.hand_no)
+    if old is not None:  # the table started this hand again: the new start stands
+        session.delete(old)
+        session.flush()
+    started = Hand(table_id=table.id, hand_no=event.hand_no, boot=message.boot,
+                   status="in_progress", seats=list(event.seats),
+                   start_stacks=list(event.stacks), end_stacks=None,
+                   small_blind=event.small_blind, big_blind=event.big_blind, board=[],
+                   rake=0, first_seq=seq, started_ts=message.ts)
+    session.add(started)
+    if OPEN_HANDS in session.info:
+        session.info[OPEN_HANDS][(table.id, event.hand_no)] = started
+    table.hand_no = event.hand_no
+    table.hand_in_progress = True
+
+
+def _level(session: Session, table: PokerTable, level: int, seq: int, ts: float) -> None:
+    table.level = level
+    session.add(LevelRecord(table_id=table.id, seq=seq, level=level, ts=ts))
+
+
+def _seat(session: Session, table: PokerTable, event: PlayerSeated, seq: int,
+          ts: float) -> None:
+    if session.get(Player, event.player) is None:
+        session.add(Player(id=event.player, first_seen_ts=ts))
+        session.flush()
+    seat = session.get(Seat, (table.id, event.seat))
+    if seat is None:
+        session.add(Seat(table_id=table.id, seat=event.seat, player_id=event.player,
+                         stack=event.stack))
+    else:
+        seat.player_id, seat.stack = event.player, event.stack
+    session.add(StackRecord(table_id=table.id, seq=seq, seat=event.seat,
+                            player_id=event.player, chips=event.stack, hand_no=None))
 
 
 def _end_hand(session: Session, table: PokerTable, message: EventMessage,
@@ -199,47 +296,3 @@ def _export(session: Session, table: PokerTable, hand: Hand, log_: HandLog | Non
         log.exception("table %s: the PHH export of hand %d failed", table.id, hand.hand_no)
         return
     hand.phh, hand.phh_public, hand.phh_error = export.full, export.public, None
-
-
-def _apply_change(session: Session, table: PokerTable, event: TableChanged, seq: int,
-                  ts: float) -> None:
-    change = event.change
-    if change in ("paused", "resumed"):
-        table.paused = change == "paused"
-    elif change == "level_set" and event.level is not None:
-        table.level = event.level
-        session.add(LevelRecord(table_id=table.id, seq=seq, level=event.level, ts=ts))
-    elif change == "clock_called":
-        table.clock_on_seat = event.seat
-    elif change == "hand_for_hand" and event.on is not None:
-        table.hand_for_hand = event.on
-    elif change == "colour_up_scheduled":
-        table.colour_up_at_level = event.level
-    elif change == "player_seated" and event.seat is not None and event.player is not None:
-        if session.get(Player, event.player) is None:
-            session.add(Player(id=event.player, first_seen_ts=ts))
-            session.flush()
-        stack = event.stack or 0
-        seat = session.get(Seat, (table.id, event.seat))
-        if seat is None:
-            session.add(Seat(table_id=table.id, seat=event.seat, player_id=event.player,
-                             stack=stack))
-        else:
-            seat.player_id, seat.stack = event.player, stack
-        session.add(StackRecord(table_id=table.id, seq=seq, seat=event.seat,
-                                player_id=event.player, chips=stack, hand_no=None))
-    elif change in ("clock_synced", "break_started", "break_ended"):
-        if event.level is not None and event.level != table.level:  # the host's clock
-            table.level = event.level
-            session.add(LevelRecord(table_id=table.id, seq=seq, level=event.level, ts=ts))
-    elif change in ("hand_released", "sat_out", "came_back", "penalty_served"):
-        pass  # the floor model keeps no more than the event log already holds
-    elif change in ("player_removed", "player_moved", "player_busted") and \
-            event.seat is not None:
-        session.execute(delete(Seat).where(Seat.table_id == table.id,
-                                           Seat.seat == event.seat))
-    elif change == "table_closed":
-        table.closed = True
-    else:
-        log.warning("table %s: change %s at seq %d lacks its fields; stored, not applied",
-                    table.id, change, seq)

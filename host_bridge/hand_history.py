@@ -16,16 +16,9 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Final, assert_never
 
-from controller.rules import phh
-from controller.rules.cards import Card
-from controller.rules.config import Variant
-from controller.rules.errors import RulesError
-from controller.rules.game import GameConfig
-from controller.rules.hand import Hand
-from controller.rules.replay import history_from_hand
-from controller.sync.events import rules_action
-from controller.sync.messages import (
+from controller.events import (
     ActionAccepted,
     ActionCorrected,
     ActionsUndone,
@@ -33,13 +26,21 @@ from controller.sync.messages import (
     HandStarted,
     HoleDealt,
 )
+from controller.rules import phh
+from controller.rules.cards import Card
+from controller.rules.config import Variant
+from controller.rules.errors import RulesError
+from controller.rules.game import GameConfig
+from controller.rules.hand import Hand
+from controller.rules.replay import history_from_hand
 
 HandLogEvent = (HandStarted | HoleDealt | ActionAccepted | BoardDealt | ActionsUndone
                 | ActionCorrected)
 _Step = HoleDealt | ActionAccepted | BoardDealt
-#: the event kinds a hand's PHH is rebuilt from
-HAND_LOG_KINDS = ("hand_started", "hole_dealt", "action", "board", "actions_undone",
-                  "action_corrected")
+#: the events a hand's PHH is rebuilt from, and their kinds (to read them from the store)
+HAND_LOG: Final = (HandStarted, HoleDealt, ActionAccepted, BoardDealt, ActionsUndone,
+                   ActionCorrected)
+HAND_LOG_KINDS: Final = tuple(t.model_fields["kind"].default for t in HAND_LOG)
 
 
 class HandHistoryUnavailable(Exception):
@@ -69,23 +70,31 @@ def hand_steps(events: Sequence[tuple[int, HandLogEvent]]) -> list[tuple[int, _S
     match the log."""
     steps: list[tuple[int, _Step]] = []
     for seq, event in events:
-        if isinstance(event, HoleDealt | BoardDealt | ActionAccepted):
-            steps.append((seq, event))
-        elif isinstance(event, ActionsUndone):
-            n = len(event.actions)
-            tail = [step for _, step in steps[len(steps) - n:]][::-1] if n <= len(steps) else []
-            if len(tail) != n or any(not isinstance(t, ActionAccepted) or t.move() != a.move()
-                                     for t, a in zip(tail, event.actions, strict=True)):
-                raise HandHistoryUnavailable(f"hand {event.hand_no}: the actions undone at seq "
-                                             f"{seq} are not the last {n} of its log")
-            del steps[len(steps) - n:]
-        elif isinstance(event, ActionCorrected):
-            entry = steps[event.index][1] if event.index < len(steps) else None
-            if not isinstance(entry, ActionAccepted) or entry.move() != event.old.move():
-                raise HandHistoryUnavailable(f"hand {event.hand_no}: the correction at seq "
-                                             f"{seq} names log entry {event.index}, which is "
-                                             "not the corrected action")
-            steps[event.index] = (steps[event.index][0], event.new)
+        match event:
+            case HoleDealt() | BoardDealt() | ActionAccepted():
+                steps.append((seq, event))
+            case ActionsUndone():
+                n = len(event.actions)
+                tail = [step for _, step in steps[len(steps) - n:]][::-1] \
+                    if n <= len(steps) else []
+                if len(tail) != n or any(
+                        not isinstance(t, ActionAccepted) or t.move() != a.move()
+                        for t, a in zip(tail, event.actions, strict=True)):
+                    raise HandHistoryUnavailable(f"hand {event.hand_no}: the actions undone "
+                                                 f"at seq {seq} are not the last {n} of its "
+                                                 "log")
+                del steps[len(steps) - n:]
+            case ActionCorrected():
+                entry = steps[event.index][1] if event.index < len(steps) else None
+                if not isinstance(entry, ActionAccepted) or entry.move() != event.old.move():
+                    raise HandHistoryUnavailable(f"hand {event.hand_no}: the correction at "
+                                                 f"seq {seq} names log entry {event.index}, "
+                                                 "which is not the corrected action")
+                steps[event.index] = (steps[event.index][0], event.new)
+            case HandStarted():
+                pass  # the hand's start (replay_hand sets the hand up from it)
+            case _:
+                assert_never(event)
     return steps
 
 
@@ -107,14 +116,15 @@ def replay_hand(events: Sequence[tuple[int, HandLogEvent]],
     try:
         hand = Hand(_config(start))
         for seq, event in hand_steps(events[1:]):
-            if isinstance(event, HoleDealt):
-                cards = hole_cards.get(seq)
-                hand.deal_hole(event.player, _cards(cards) if cards is not None
-                               else (None,) * event.count)
-            elif isinstance(event, BoardDealt):
-                hand.deal_board(_known(event.cards))
-            else:
-                _act(hand, event)
+            match event:
+                case HoleDealt(player=player, count=count):
+                    cards = hole_cards.get(seq)
+                    hand.deal_hole(player, _cards(cards) if cards is not None
+                                   else (None,) * count)
+                case BoardDealt(cards=board):
+                    hand.deal_board(_known(board))
+                case ActionAccepted():
+                    _act(hand, event)
     except (RulesError, ValueError) as exc:
         raise HandHistoryUnavailable(f"hand {start.hand_no} does not replay: {exc}") from None
     if not hand.is_complete:
@@ -133,7 +143,7 @@ def _act(hand: Hand, event: ActionAccepted) -> None:
     elif event.action == "bet_raise" and event.amount is None:
         raise HandHistoryUnavailable(f"bet_raise by player {p} without an amount")
     else:  # fold (with its forfeit), check, call, bet_raise, muck, kill
-        hand.apply(rules_action(event))
+        hand.apply(event.rules_action())
 
 
 def export_hand(events: Sequence[tuple[int, HandLogEvent]],

@@ -33,17 +33,17 @@ import logging
 import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol, cast
+from typing import Any, Protocol
 
 from pydantic import BaseModel, ValidationError
 from sqlalchemy import bindparam, insert, select, update
 from sqlalchemy.orm import Session, sessionmaker
 
+from controller.events import CardBurned, HandEnded, HandStarted, HoleDealt
 from controller.sync.errors import MessageRejected
 from controller.sync.messages import (
     AckMessage,
     EventMessage,
-    HandStarted,
     ReplyMessage,
     ResendRequest,
     SecureCards,
@@ -54,14 +54,14 @@ from controller.sync.messages import (
 from controller.sync.topics import PREFIX, Topics
 from host_bridge.floor_model import (
     HAND_OVER,
-    HEAVY_KINDS,
     OPEN_HANDS,
     FeedItem,
     HandLog,
     apply_event,
+    changes_floor,
     table_row,
 )
-from host_bridge.hand_history import HAND_LOG_KINDS, HandLogEvent
+from host_bridge.hand_history import HAND_LOG
 from host_bridge.models import EventRecord, Hand, HoleCards, PokerTable, Seat
 
 log = logging.getLogger(__name__)
@@ -71,7 +71,7 @@ __all__ = ["FeedItem", "Ingest", "IngestResult", "Outbound", "Parsed", "PublishF
 
 
 #: Events that count as stored only once their secure/cards half has arrived too.
-_SECRET_HALF = frozenset({"hole_dealt", "burn"})
+_SECRET_HALF = (HoleDealt, CardBurned)
 
 
 class Publisher(Protocol):
@@ -104,6 +104,8 @@ class IngestResult:
     feed: list[FeedItem] = field(default_factory=list)
     replies: list[ReplyMessage] = field(default_factory=list)
     rejected: list[str] = field(default_factory=list)  # why messages were ignored
+    # the events stored and applied, typed, in each table's seq order (the observers')
+    applied: list[EventMessage] = field(default_factory=list)
 
 
 @dataclass(frozen=True, slots=True)
@@ -161,7 +163,6 @@ class _Batch:  # one transaction: rows waiting for a bulk insert, highest seq pe
 
 
 _HANDS = OPEN_HANDS
-_HEAVY = HEAVY_KINDS  # events that change the floor model; the others only move the cursor
 
 
 def event_item(message: EventMessage) -> FeedItem:
@@ -245,7 +246,7 @@ class Ingest:
                     self._claim(session, {t for _, m in parsed
                                           if isinstance(t := getattr(m, "table", None), str)})
                 self._preload(batch, {m.table for _, m in parsed if isinstance(
-                    m, EventMessage) and m.event.kind in _HEAVY})
+                    m, EventMessage) and changes_floor(m.event)})
                 for topic, message in parsed:
                     self._taken += 1
                     if message is None:
@@ -253,7 +254,7 @@ class Ingest:
                     if not isolate:
                         self._dispatch(batch, message, result)
                         continue
-                    mark = (len(result.feed), len(result.replies))
+                    mark = (len(result.feed), len(result.replies), len(result.applied))
                     try:
                         with session.begin_nested():
                             self._dispatch(batch, message, result)
@@ -263,6 +264,7 @@ class Ingest:
                         self.failures += 1
                         self._cursors.pop(getattr(message, "table", ""), None)
                         del result.feed[mark[0]:], result.replies[mark[1]:]
+                        del result.applied[mark[2]:]
                         batch.events.clear()
                         batch.cards.clear()
                         batch.applied.clear()
@@ -278,8 +280,7 @@ class Ingest:
             # committed: a table whose floor model changed can be read again (the feed's
             # events went out before they were stored; a dashboard reloads on this)
             for table_id in dict.fromkeys(
-                    f["table"] for f in result.feed
-                    if f["type"] == "event" and f["event"]["kind"] in _HEAVY):
+                    m.table for m in result.applied if changes_floor(m.event)):
                 if (moved := self._cursors.get(table_id)) is not None:
                     result.feed.append({"type": "stored", "table": table_id,
                                         "seq": moved.acked_seq})
@@ -495,18 +496,18 @@ class Ingest:
         table: PokerTable | None = None
         while (pending := cursor.events.get(seq := cursor.acked_seq + 1)) is not None:
             message = pending.message
-            kind = message.event.kind
-            if kind in _SECRET_HALF and seq not in cursor.cards:
+            event = message.event
+            if isinstance(event, _SECRET_HALF) and seq not in cursor.cards:
                 break  # stored only with its secure/cards half (same seq)
-            if kind in HAND_LOG_KINDS:
+            if isinstance(event, HAND_LOG):
                 _log_step(cursor, seq, message)
-            if kind in _HEAVY:
+            if changes_floor(event):
                 if table is None:
                     table = table_row(batch.session, table_id)
-                if kind == "hand_ended" and cursor.log is None:
+                if isinstance(event, HandEnded) and cursor.log is None:
                     self._flush(batch)  # the export reads the hand's events and cards
                 apply_event(batch.session, table, message, seq, result.feed, cursor.log)
-                if kind in HAND_OVER:
+                if isinstance(event, HAND_OVER):
                     cursor.log = None
             if pending.in_db:
                 batch.applied.append({"t": table_id, "s": seq})
@@ -517,6 +518,7 @@ class Ingest:
             cursor.acked_seq, cursor.boot, cursor.last_ts = seq, message.boot, message.ts
             batch.touched.add(table_id)
             result.feed.append(event_item(message))
+            result.applied.append(message)
 
     def _acknowledge(self, table_id: str, cursor: _Cursor, seq: int,
                      result: IngestResult) -> None:
@@ -555,15 +557,15 @@ def _log_step(cursor: _Cursor, seq: int, message: EventMessage) -> None:
         cursor.log = HandLog(event.hand_no, [(seq, event)], {})
         return
     log_ = cursor.log
-    if log_ is None or getattr(event, "hand_no", None) != log_.hand_no:
-        return
-    log_.events.append((seq, cast(HandLogEvent, event)))
-    if event.kind == "hole_dealt":
+    if log_ is None or not isinstance(event, HAND_LOG) or event.hand_no != log_.hand_no:
+        return  # not a step of the hand this cursor follows
+    if isinstance(event, HoleDealt):
         cards = cursor.holes.get(seq)
         if cards is None:
             cursor.log = None
-        else:
-            log_.holes[seq] = cards
+            return
+        log_.holes[seq] = cards
+    log_.events.append((seq, event))
 
 
 def feed_json(item: FeedItem) -> str:

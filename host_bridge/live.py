@@ -22,10 +22,9 @@ from contextlib import asynccontextmanager
 from dataclasses import dataclass
 
 from controller.sync.messages import SecureCards
-from host_bridge.floor_model import HAND_OVER
 from host_bridge.ingest import FeedItem
 
-__all__ = ["DROPPED", "HAND_OVER", "HOLD_LIMIT", "QUEUE_LIMIT", "FloorFeed", "HoleCardRelease"]
+__all__ = ["DROPPED", "HOLD_LIMIT", "QUEUE_LIMIT", "FloorFeed", "HoleCardRelease"]
 
 QUEUE_LIMIT = 1000
 # Events held above a gap, per table: a gap normally fills within a resend's round trip.

@@ -9,7 +9,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from controller.sync.messages import Command, JsonScalar, PublicState
+from controller.events import Command, JsonScalar, PublicState
 
 
 class Message(BaseModel):

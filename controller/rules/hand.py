@@ -12,7 +12,8 @@ hand from its config and log, and :meth:`Hand.undo` is a replay without the last
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
+from typing import cast
 
 from controller.rules.actions import (
     Action,
@@ -23,67 +24,54 @@ from controller.rules.actions import (
     DealHole,
     Fold,
     Kill,
+    Muck,
     Show,
 )
+from controller.rules.betting import next_to_act, raise_bounds, verify_raise_total
 from controller.rules.cards import Card
 from controller.rules.config import LIVE_CASH, RulesProfile, Variant
-from controller.rules.dealing import DealingSteps
+from controller.rules.dealing import verify_board_cards, verify_hole_cards
 from controller.rules.errors import IllegalActionError
+from controller.rules.forced_bets import post_forced_bets
 from controller.rules.game import GameConfig
 from controller.rules.phases import STREETS, Phase
 from controller.rules.phases import can as _can
-from controller.rules.pots import Pot, build_pots
-from controller.rules.showdown import Award, ShowdownSteps
+from controller.rules.pots import Pot, pots_with_dead_money
+from controller.rules.showdown import (
+    Award,
+    settle,
+    showdown_order,
+    verify_may_muck,
+    verify_shown_cards,
+)
 
 __all__ = ["STREETS", "Award", "Hand", "Phase"]
 
 
-class Hand(DealingSteps, ShowdownSteps):
-    """One hand, from the forced bets to the pots awarded."""
+class Hand:
+    """One hand, from the forced bets to the pots awarded.
+
+    The hand holds the state and every step of it; the rules that only read the state are
+    plain functions in their own modules (forced bets, betting, dealing, showdown).
+    """
 
     __slots__ = (
-        "_active",
-        "_known",
-        "_limits",
-        "_limits_at",
-        "_show_queue",
-        "_successive",
-        "acted",
-        "actor",
-        "aggressor",
-        "awards",
-        "bet_count",
-        "bets",
-        "board",
-        "config",
-        "contrib",
-        "current_bet",
-        "dead_money",
-        "folded",
-        "hole",
-        "last_aggressor",
-        "log",
-        "min_increment",
-        "mucked",
-        "payouts",
-        "phase",
-        "profile",
-        "rake",
-        "reopen_level",
-        "short_accum",
-        "shown",
-        "stacks",
-        "street",
+        "_active", "_known", "_limits", "_limits_at", "_show_queue", "_successive", "acted",
+        "actor", "aggressor", "awards", "bet_count", "bets", "board", "config", "contrib",
+        "current_bet", "dead_money", "folded", "hole", "last_aggressor", "log",
+        "min_increment", "mucked", "payouts", "phase", "profile", "rake", "reopen_level",
+        "short_accum", "shown", "stacks", "street",
     )
 
     def __init__(self, config: GameConfig, profile: RulesProfile = LIVE_CASH) -> None:
         n = config.players
+        forced = post_forced_bets(config)  # DEAL-1: antes, blinds, posts, straddle
         self.config = config
         self.profile = profile
-        self.stacks = list(config.stacks)
-        self.bets = [0] * n  # live bets this round
-        self.contrib = [0] * n  # what each player put in this hand, their own antes included
-        self.dead_money = 0  # the big blind ante: the table's, in the main pot (ANTE-2)
+        self.stacks = forced.stacks
+        self.bets = forced.bets  # live bets this round
+        self.contrib = forced.contrib  # what each put in this hand, own antes included
+        self.dead_money = forced.dead_money  # the big blind ante: the table's (ANTE-2)
         self.folded = [False] * n
         self.mucked = [False] * n
         self.shown = [False] * n
@@ -97,60 +85,19 @@ class Hand(DealingSteps, ShowdownSteps):
         self.street = 0
         self.actor: int | None = None
         self.acted = [-1] * n  # the bet level each player last acted on this round
-        self.current_bet = 0
-        self.min_increment = config.big_blind
-        self.reopen_level = 0
+        self.current_bet = forced.current_bet
+        self.min_increment = forced.min_increment
+        self.reopen_level = forced.current_bet
         self.short_accum = 0
-        self.bet_count = 0
+        self.bet_count = forced.bet_count
         self.aggressor: int | None = None  # last bettor or raiser this round
         self.last_aggressor: int | None = None  # ... in the whole hand
-        self._active = n  # players holding cards with chips behind (not all-in)
+        self._active = n - self.stacks.count(0)  # holding cards, chips behind (not all-in)
         self._known: set[int] = set()
         self._limits_at = -1  # len(log) when _limits was worked out (-1: never)
         self._limits: tuple[int, int] | None = None
         self._successive = profile.short_allin_successive  # BET-9 mode, read once
         self._show_queue: list[int] = []
-        self._post_forced_bets()
-
-    # ------------------------------------------------------------------ forced bets
-    def _pay(self, player: int, amount: int, live: bool) -> None:
-        paid = min(amount, self.stacks[player])  # BLIND-3: short stacks post all they have
-        self.stacks[player] -= paid
-        if paid and not self.stacks[player]:
-            self._active -= 1
-        self.contrib[player] += paid
-        if live:
-            self.bets[player] += paid
-
-    def _post_forced_bets(self) -> None:
-        cfg = self.config
-        for player, ante in enumerate(cfg.antes):  # ANTE-4: dead money, posted first
-            if ante:
-                self._pay(player, ante, live=False)
-        if cfg.small_blind_index is not None:  # BLIND-1, BTN-3; BTN-5: may be missing
-            self._pay(cfg.small_blind_index, cfg.small_blind, live=True)
-        self._pay(cfg.big_blind_index, cfg.big_blind, live=True)
-        for post in cfg.posts:  # BLIND-4/5: the live part is a bet, the dead part is not
-            self._pay(post.player_index, post.live, live=True)
-            self._pay(post.player_index, post.dead, live=False)
-        if cfg.big_blind_ante:  # ANTE-2; ANTE-5: the blind first, the ante from the rest
-            bb = cfg.big_blind_index
-            paid = min(cfg.big_blind_ante, self.stacks[bb])
-            self.stacks[bb] -= paid
-            if paid and not self.stacks[bb]:
-                self._active -= 1
-            self.dead_money = paid  # paid for the whole table: nobody's stake, all can win it
-        straddler = cfg.straddle_index
-        if straddler is not None:  # STRADDLE-1..3
-            self._pay(straddler, cfg.straddle_size, live=True)
-            self.min_increment = cfg.straddle_size  # STRADDLE-5
-        if cfg.variant is Variant.FT:
-            self.min_increment = cfg.small_bet
-            self.bet_count = 1  # FL-1: the big blind is the round's bet
-        # BLIND-3 is silent on what a short big blind leaves to call; by the live
-        # convention (and as PokerKit does) the others still owe the full blind [conv].
-        self.current_bet = max(max(self.bets), cfg.big_blind)
-        self.reopen_level = self.current_bet
 
     # ------------------------------------------------------------------ views
     @property
@@ -205,13 +152,7 @@ class Hand(DealingSteps, ShowdownSteps):
         money for the whole table and goes to the main pot (ANTE-2, ANTE-4).
         """
         live = [not (f or m) for f, m in zip(self.folded, self.mucked, strict=True)]
-        pots = build_pots(self.contrib, live)
-        if self.dead_money:
-            if pots:
-                pots[0] = Pot(pots[0].amount + self.dead_money, pots[0].eligible)
-            else:
-                pots = [Pot(self.dead_money, tuple(i for i, a in enumerate(live) if a))]
-        return pots
+        return pots_with_dead_money(self.contrib, live, self.dead_money)
 
     def snapshot(self) -> tuple[object, ...]:
         """Everything that makes up the state, for equality checks (undo, replay)."""
@@ -225,6 +166,53 @@ class Hand(DealingSteps, ShowdownSteps):
             None if self.payouts is None else tuple(self.payouts),
             tuple(self.awards), len(self.log),
         )
+
+    # ------------------------------------------------------------------ dealing
+    def verify_deal_hole(self, player: int, cards: Sequence[Card | None]) -> None:
+        """Raise unless ``player`` may be dealt these hole cards now (CARD-2, CARD-3)."""
+        verify_hole_cards(self.phase, self.config.variant, self.hole, self._known, player,
+                          cards)
+
+    def can_deal_hole(self, player: int, cards: Sequence[Card | None]) -> bool:
+        """Whether :meth:`deal_hole` would accept these cards."""
+        return _can(self.verify_deal_hole, player, cards)
+
+    def deal_hole(self, player: int, cards: Sequence[Card | None]) -> DealHole:
+        """Deal ``player`` their hole cards; betting starts once everyone has theirs."""
+        verify_hole_cards(self.phase, self.config.variant, self.hole, self._known, player,
+                          cards)
+        action = DealHole(player, tuple(cards))
+        dealt = action.cards
+        self.hole[player] = dealt
+        if None in dealt:  # unread cards (PHH ``??``) are not known
+            self._known.update(c for c in dealt if c is not None)
+        else:
+            self._known.update(cast("tuple[Card, ...]", dealt))
+        self.log.append(action)
+        if None not in self.hole:
+            self.phase = Phase.BETTING
+            self._start_round()
+        return action
+
+    def verify_deal_board(self, cards: Sequence[Card]) -> None:
+        """Raise unless these community cards are the next to come (DEAL-1, CARD-7)."""
+        verify_board_cards(self.phase, self.street, self._known, cards)
+
+    def can_deal_board(self, cards: Sequence[Card]) -> bool:
+        """Whether :meth:`deal_board` would accept these cards."""
+        return _can(self.verify_deal_board, cards)
+
+    def deal_board(self, cards: Sequence[Card]) -> DealBoard:
+        """Deal the flop, turn or river; betting follows while two players can bet."""
+        verify_board_cards(self.phase, self.street, self._known, cards)
+        action = DealBoard(tuple(cards))
+        self.board.extend(action.cards)
+        self._known.update(action.cards)
+        self.log.append(action)
+        self.street += 1
+        self.phase = Phase.BETTING
+        self._start_round()
+        return action
 
     # ------------------------------------------------------------------ betting
     def _verify_turn(self, player: int | None, what: str) -> int:
@@ -294,7 +282,9 @@ class Hand(DealingSteps, ShowdownSteps):
             self._after_showdown_action()
         elif self.phase is Phase.BETTING:
             start = self.actor if self.actor != player else (player + 1) % len(self.stacks)
-            self.actor = None if start is None else self._next_to_act(start)
+            self.actor = None if start is None else next_to_act(
+                start, self.stacks, self.folded, self.bets, self.acted, self.current_bet,
+                self._active)
             if self.actor is None or self.folded.count(False) == 1:
                 self._end_round()
         elif self.phase is Phase.DEAL_BOARD and self.folded.count(False) == 1:
@@ -384,58 +374,30 @@ class Hand(DealingSteps, ShowdownSteps):
 
     def _verify_raise_rights(self, p: int) -> tuple[int, int]:
         cfg = self.config
-        bets = self.bets
         current = self.current_bet
-        all_in_to = self.stacks[p] + bets[p]
-        if all_in_to <= current:
-            raise IllegalActionError(f"player {p} has no chips beyond a call", "BET-6")
-        folded = self.folded
-        stacks = self.stacks
-        if not any(i != p and not folded[i] and stacks[i] + bets[i] > current
-                   for i in range(len(stacks))):  # POT-3: it would all come back uncalled
-            raise IllegalActionError("no other player can put in more than the current bet: "
-                                     "only call or fold", "BET-1")
         acted = self.acted[p]
-        if acted >= 0:
-            if self._successive:
-                reopened = self.reopen_level > acted
-            else:  # BET-9 per_player_cumulative
-                reopened = current - acted >= self.min_increment
-            if not reopened:
-                raise IllegalActionError(
-                    f"player {p} already acted and faces only a short all-in: call or "
-                    "fold (the betting was not reopened)", "BET-8")
-        variant = cfg.variant
-        if variant is Variant.FT:
-            if cfg.capped and self.bet_count >= self.profile.number("fl.max_bets"):
-                raise IllegalActionError("the betting is capped at one bet and three raises "
-                                         "this round", "FL-1")
-            size = cfg.small_bet if self.street < 2 else cfg.big_bet
-            low = high = current + size
-        else:
-            low = current + self.min_increment  # BET-3, BET-4 (min_increment starts at BB)
-            high = all_in_to
-            if variant is Variant.PO:  # PL-3: current bet + the pot after calling, but
-                # never below the minimum (BET-3: a small pot still allows a full bet)
-                high = max(low, current + self.pot_total + (current - bets[p]))
-        if all_in_to < low:  # BET-8: an all-in short of the minimum is still allowed
-            return all_in_to, all_in_to
-        return low, min(high, all_in_to)
+        if acted < 0:  # BET-8: a player who has not acted keeps every option
+            reopened = True
+        elif self._successive:  # BET-9 successive_no_calls
+            reopened = self.reopen_level > acted
+        else:  # BET-9 per_player_cumulative
+            reopened = current - acted >= self.min_increment
+        fixed_size = pot_limit = None
+        capped = False
+        if cfg.variant is Variant.FT:  # FL-1
+            fixed_size = cfg.small_bet if self.street < 2 else cfg.big_bet
+            capped = cfg.capped and self.bet_count >= self.profile.number("fl.max_bets")
+        elif cfg.variant is Variant.PO:  # PL-3: current bet + the pot after calling
+            pot_limit = current + self.pot_total + (current - self.bets[p])
+        return raise_bounds(p, self.stacks, self.bets, self.folded, current=current,
+                            min_increment=self.min_increment, reopened=reopened,
+                            capped=capped, fixed_size=fixed_size, pot_limit=pot_limit)
 
     def verify_bet_or_raise_to(self, amount: int, player: int | None = None) -> None:
         """Raise unless the player to act may bet or raise to a total of ``amount``."""
         p = self._verify_turn(player, "bet or raise")
-        low, high = self._verify_raise_rights(p)
-        if not low <= amount <= high:
-            word = "bet" if self.current_bet == 0 else "raise"
-            if low == high:
-                rule = "FL-1" if self.config.variant is Variant.FT else "BET-8"
-                raise IllegalActionError(f"player {p} can {word} only to {low}, not {amount}",
-                                         rule)
-            rule = "BET-4" if amount < low else (
-                "PL-3" if self.config.variant is Variant.PO else "BET-6")
-            raise IllegalActionError(f"a {word} must be to between {low} and {high}, not "
-                                     f"{amount}", rule)
+        verify_raise_total(p, amount, self._verify_raise_rights(p), self.config.variant,
+                           self.current_bet)
 
     def can_bet_or_raise_to(self, amount: int, player: int | None = None) -> bool:
         """Whether :meth:`bet_or_raise_to` would be accepted."""
@@ -491,27 +453,15 @@ class Hand(DealingSteps, ShowdownSteps):
             else:
                 self.min_increment = cfg.big_blind
             first = 0
-        self.actor = self._next_to_act(first % n)
+        self.actor = next_to_act(first % n, self.stacks, self.folded, self.bets, self.acted,
+                                 self.current_bet, self._active)
         if self.actor is None:
             self._end_round()
 
-    def _next_to_act(self, start: int) -> int | None:
-        stacks = self.stacks
-        folded = self.folded
-        bets = self.bets
-        acted = self.acted
-        current = self.current_bet
-        n = len(stacks)
-        for k in range(start, start + n):
-            i = k if k < n else k - n
-            if stacks[i] and not folded[i] and (acted[i] < 0 or bets[i] < current):
-                if self._active == 1 and bets[i] >= current:
-                    return None  # BET-1: nobody left to bet against
-                return i
-        return None
-
     def _advance(self, player: int) -> None:
-        self.actor = self._next_to_act((player + 1) % len(self.stacks))
+        stacks = self.stacks  # the hot path: next_to_act called directly (BET-1)
+        self.actor = next_to_act((player + 1) % len(stacks), stacks, self.folded, self.bets,
+                                 self.acted, self.current_bet, self._active)
         if self.actor is None:
             self._end_round()
 
@@ -535,6 +485,88 @@ class Hand(DealingSteps, ShowdownSteps):
             self._start_showdown()
         else:
             self.phase = Phase.DEAL_BOARD
+
+    # ------------------------------------------------------------------ showdown
+    def _start_showdown(self) -> None:
+        self.phase = Phase.SHOWDOWN
+        queue, tabled = showdown_order(self.stacks, self.folded, self.hole, self.aggressor,
+                                       self.last_aggressor,
+                                       table_at_once=self.profile.allin_table_at_once)
+        for i in tabled:  # SHOW-3, SHOW-4: turned up at once
+            self.shown[i] = True
+        self._show_queue = queue
+        self._after_showdown_action()
+
+    def _next_to_show(self, player: int | None, what: str) -> int:
+        if self.phase is not Phase.SHOWDOWN:
+            raise IllegalActionError(f"nobody can {what} now: the hand is at {self.phase}",
+                                     "SHOW-1")
+        p = self._show_queue[0]
+        if player is not None and player != p:
+            raise IllegalActionError(f"player {player} cannot {what} yet: player {p} shows "
+                                     "first", "SHOW-2")
+        return p
+
+    def verify_show(self, player: int | None = None,
+                    cards: Sequence[Card] | None = None) -> tuple[Card, ...]:
+        """Raise unless the next player may table these cards; return the cards shown."""
+        p = self._next_to_show(player, "show")
+        hole = self.hole[p]
+        assert hole is not None
+        return verify_shown_cards(p, hole, self._known, cards)
+
+    def can_show(self, player: int | None = None, cards: Sequence[Card] | None = None) -> bool:
+        """Whether :meth:`show` would be accepted."""
+        return _can(self.verify_show, player, cards)
+
+    def show(self, player: int | None = None, cards: Sequence[Card] | None = None) -> Show:
+        """The next player in the showdown order tables their hand (SHOW-2, SHOW-6)."""
+        shown = self.verify_show(player, cards)
+        p = self._show_queue.pop(0)
+        hole = self.hole[p]
+        assert hole is not None
+        if None in hole:
+            self._known.update(shown)
+            self.hole[p] = shown
+        self.shown[p] = True
+        action = Show(p, shown)
+        self.log.append(action)
+        self._after_showdown_action()
+        return action
+
+    def verify_muck(self, player: int | None = None) -> None:
+        """Raise unless the next player in the showdown order may muck (SHOW-4, SHOW-10)."""
+        verify_may_muck(self._next_to_show(player, "muck"), self.stacks, self.folded)
+
+    def can_muck(self, player: int | None = None) -> bool:
+        """Whether :meth:`muck` would be accepted."""
+        return _can(self.verify_muck, player)
+
+    def muck(self, player: int | None = None) -> Muck:
+        """The next player in the showdown order gives up their claim (SHOW-10)."""
+        self.verify_muck(player)
+        p = self._show_queue.pop(0)
+        self.mucked[p] = True
+        action = Muck(p)
+        self.log.append(action)
+        self._after_showdown_action()
+        return action
+
+    def _after_showdown_action(self) -> None:
+        in_claim = [i for i in range(len(self.stacks)) if not (self.folded[i] or self.mucked[i])]
+        if len(in_claim) <= 1 or not self._show_queue:  # POT-4, SHOW-5 exception
+            self._settle()
+
+    def _settle(self) -> None:
+        self.phase = Phase.COMPLETE
+        self.actor = None
+        self._show_queue = []
+        self.rake, self.awards, payouts = settle(self.config, self.profile, self.pots(),
+                                                 self.hole, self.board)
+        self.payouts = payouts
+        stacks = self.stacks
+        for i, won in enumerate(payouts):
+            stacks[i] += won
 
     # ------------------------------------------------------------------ log
     def apply(self, action: Action) -> Action:

@@ -19,7 +19,16 @@ class Phase(StrEnum):
     COMPLETE = "complete"
 
 
-STREETS: Final = ("preflop", "flop", "turn", "river")
+class Street(StrEnum):
+    """The betting rounds, in order (DEAL-1)."""
+
+    PREFLOP = "preflop"
+    FLOP = "flop"
+    TURN = "turn"
+    RIVER = "river"
+
+
+STREETS: Final = tuple(Street)  # by the hand's street number, 0 to 3
 BOARD_DEAL: Final = (3, 1, 1)  # cards dealt to reach the flop, turn and river (DEAL-1)
 
 

@@ -46,6 +46,57 @@ def build_pots(contributions: Sequence[int], live: Sequence[bool]) -> list[Pot]:
     return pots
 
 
+def pots_with_dead_money(contributions: Sequence[int], live: Sequence[bool],
+                         dead_money: int) -> list[Pot]:
+    """:func:`build_pots`, with money that is nobody's stake (the big blind ante, ANTE-2)
+    added to the main pot, which every live player can win (ANTE-4)."""
+    pots = build_pots(contributions, live)
+    if dead_money:
+        if pots:
+            pots[0] = Pot(pots[0].amount + dead_money, pots[0].eligible)
+        else:
+            pots = [Pot(dead_money, tuple(i for i, alive in enumerate(live) if alive))]
+    return pots
+
+
+def pots_in_the_middle(gathered: Sequence[int], stakes: Sequence[int], live: Sequence[bool],
+                       all_in: Sequence[bool], dead_money: int) -> list[Pot]:
+    """The main pot and side pots as they lie in the middle during a hand (POT-1).
+
+    ``gathered``: each player's chips from the rounds already over (antes included);
+    ``stakes``: each player's whole contribution so far, bets in front included. A side
+    pot starts at each all-in player's stake: an all-in player can win the pots up to it
+    (BET-10), a player holding cards with chips behind can win them all (unless they fold
+    later), a player who folded none (POT-7: their chips stay). Money that is nobody's
+    stake (the big blind ante, ANTE-2) is in the main pot. Once a betting round is over,
+    these are the pots :func:`build_pots` makes of the same contributions.
+    """
+    n = len(gathered)
+    pots: list[Pot] = []
+    previous = 0
+    for cap in sorted({stakes[i] for i in range(n) if all_in[i]}):
+        amount = sum((g if g < cap else cap) - previous for g in gathered if g > previous)
+        if amount:
+            pots.append(Pot(amount, tuple(i for i in range(n) if live[i]
+                                          and (not all_in[i] or stakes[i] >= cap))))
+        previous = cap
+    above = sum(g - previous for g in gathered if g > previous)
+    if above:
+        free = tuple(i for i in range(n) if live[i] and not all_in[i])
+        if free:
+            pots.append(Pot(above, free))
+        elif pots:  # dead money above every live stake joins the pot below it
+            pots[-1] = Pot(pots[-1].amount + above, pots[-1].eligible)
+        else:
+            pots.append(Pot(above, tuple(i for i in range(n) if live[i])))
+    if dead_money:
+        if pots:
+            pots[0] = Pot(pots[0].amount + dead_money, pots[0].eligible)
+        else:
+            pots.append(Pot(dead_money, tuple(i for i in range(n) if live[i])))
+    return pots
+
+
 def split_pot(amount: int, winners: Sequence[int], unit: int, *, each: bool) -> dict[int, int]:
     """Split ``amount`` between tied ``winners`` as evenly as the ``unit`` allows (POT-5).
 

@@ -1,28 +1,27 @@
 """The showdown and the settling of a hand: who shows first, who may muck, and how each pot
 is won (SHOW-1..10, POT-2..5, RAKE-*, CARD-2/3).
 
-A part of :class:`~controller.rules.hand.Hand`, kept in its own module; the attributes it
-works on are the hand's own (declared here for the type checker only).
+Plain functions, each given exactly the part of the hand it reads; the hand keeps the
+state and applies what they return (:meth:`~controller.rules.hand.Hand.show`,
+:meth:`~controller.rules.hand.Hand.muck`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence, Set
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import NamedTuple
 
-from controller.rules.actions import Action, Muck, Show
 from controller.rules.cards import Card, format_cards
 from controller.rules.config import RulesProfile, Variant
+from controller.rules.dealing import verify_unseen
 from controller.rules.errors import IllegalActionError
 from controller.rules.evaluator import evaluate, evaluate_omaha
-from controller.rules.phases import Phase
-from controller.rules.phases import can as _can
+from controller.rules.game import GameConfig
 from controller.rules.pots import Pot, split_pot
 from controller.rules.rake import rake_for
 
-if TYPE_CHECKING:
-    from controller.rules.game import GameConfig
+HoleCards = tuple[Card | None, ...]  # None: a card nobody read (PHH ``??``)
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,175 +38,104 @@ class Award:
         return len(self.shares) > 1
 
 
-class ShowdownSteps:
-    """The showdown and settling of a hand (mixed into :class:`~controller.rules.hand.Hand`)."""
+class Settlement(NamedTuple):
+    """What settling a hand decides: the rake, each pot's award, each player's winnings
+    (new lists, for the hand to keep)."""
 
-    if not TYPE_CHECKING:  # the hand holds the slots; the type checker sees them below
-        __slots__ = ()
-    else:
-        config: GameConfig
-        profile: RulesProfile
-        phase: Phase
-        actor: int | None
-        stacks: list[int]
-        folded: list[bool]
-        mucked: list[bool]
-        shown: list[bool]
-        hole: list[tuple[Card | None, ...] | None]
-        board: list[Card]
-        log: list[Action]
-        aggressor: int | None
-        last_aggressor: int | None
-        payouts: list[int] | None
-        awards: list[Award]
-        rake: int
-        _known: set[int]
-        _show_queue: list[int]
+    rake: int
+    awards: list[Award]
+    payouts: list[int]
 
-        pots: Callable[[], list[Pot]]  # the hand's method
 
-        def _verify_unseen(self, cards: Sequence[int]) -> None: ...
+def showdown_order(stacks: Sequence[int], folded: Sequence[bool],
+                   hole: Sequence[HoleCards | None], aggressor: int | None,
+                   last_aggressor: int | None, *, table_at_once: bool
+                   ) -> tuple[list[int], list[int]]:
+    """(the players the showdown waits for, in order; the hands turned up at once).
 
-    def _start_showdown(self) -> None:
-        self.phase = Phase.SHOWDOWN
-        n = len(self.stacks)
-        contenders = [i for i in range(n) if not self.folded[i]]
-        all_in = any(self.stacks[i] == 0 for i in contenders)
-        if all_in and self.profile.allin_table_at_once:
-            # SHOW-3, SHOW-4: every hand is turned up at once; only unread hands wait.
-            for i in contenders:
-                self.shown[i] = None not in (self.hole[i] or (None,))
-            self._show_queue = [i for i in contenders if not self.shown[i]]
-        else:
-            # SHOW-3 last_aggressor_first when someone is all-in; otherwise SHOW-2: the
-            # river's last bettor, else the first player left of the button.
-            start = self.last_aggressor if all_in else self.aggressor
-            if start is None or self.folded[start]:
-                start = contenders[0]
-            self._show_queue = sorted(contenders, key=lambda i: (i - start) % n)
-        self._after_showdown_action()
+    SHOW-3, SHOW-4 with ``table_at_once`` and a player all-in: every hand is turned up at
+    once and only unread hands wait. Otherwise SHOW-3 ``last_aggressor_first`` when a
+    player is all-in, or SHOW-2: the river's last bettor, else the first player left of
+    the button, then clockwise.
+    """
+    n = len(stacks)
+    contenders = [i for i in range(n) if not folded[i]]
+    all_in = any(stacks[i] == 0 for i in contenders)
+    if all_in and table_at_once:
+        tabled = [i for i in contenders if None not in (hole[i] or (None,))]
+        return [i for i in contenders if i not in tabled], tabled
+    start = last_aggressor if all_in else aggressor
+    if start is None or folded[start]:
+        start = contenders[0]
+    return [i for i in contenders if i >= start] + [i for i in contenders if i < start], []
 
-    def _next_to_show(self, player: int | None, what: str) -> int:
-        if self.phase is not Phase.SHOWDOWN:
-            raise IllegalActionError(f"nobody can {what} now: the hand is at {self.phase}",
-                                     "SHOW-1")
-        p = self._show_queue[0]
-        if player is not None and player != p:
-            raise IllegalActionError(f"player {player} cannot {what} yet: player {p} shows "
-                                     "first", "SHOW-2")
-        return p
 
-    def verify_show(self, player: int | None = None,
-                    cards: Sequence[Card] | None = None) -> tuple[Card, ...]:
-        """Raise unless the next player may table these cards; return the cards shown."""
-        p = self._next_to_show(player, "show")
-        hole = self.hole[p]
-        assert hole is not None
-        if cards is None:
-            if None in hole:
-                raise IllegalActionError(f"player {p}'s cards were not read: say which cards "
-                                         "they show", "SHOW-6")
-            return tuple(c for c in hole if c is not None)
-        if len(cards) != len(hole):
-            raise IllegalActionError(f"player {p} must show all {len(hole)} hole cards, not "
-                                     f"{len(cards)}", "SHOW-5")
-        if None not in hole and sorted(cards) != sorted(c for c in hole if c is not None):
-            raise IllegalActionError(f"player {p} holds {format_cards(c for c in hole if c)}"
-                                     f", not {format_cards(cards)}", "SHOW-7")
-        self._verify_unseen([c for c in cards if c not in hole])
-        return tuple(cards)
-
-    def can_show(self, player: int | None = None, cards: Sequence[Card] | None = None) -> bool:
-        """Whether :meth:`show` would be accepted."""
-        return _can(self.verify_show, player, cards)
-
-    def show(self, player: int | None = None, cards: Sequence[Card] | None = None) -> Show:
-        """The next player in the showdown order tables their hand (SHOW-2, SHOW-6)."""
-        shown = self.verify_show(player, cards)
-        p = self._show_queue.pop(0)
-        hole = self.hole[p]
-        assert hole is not None
+def verify_shown_cards(player: int, hole: HoleCards, known: Set[int],
+                       cards: Sequence[Card] | None) -> tuple[Card, ...]:
+    """Raise unless ``player`` may table ``cards`` (None: the cards they were dealt);
+    return the cards shown (SHOW-5..7, CARD-1)."""
+    if cards is None:
         if None in hole:
-            self._known.update(shown)
-            self.hole[p] = shown
-        self.shown[p] = True
-        action = Show(p, shown)
-        self.log.append(action)
-        self._after_showdown_action()
-        return action
+            raise IllegalActionError(f"player {player}'s cards were not read: say which cards "
+                                     "they show", "SHOW-6")
+        return tuple(c for c in hole if c is not None)
+    if len(cards) != len(hole):
+        raise IllegalActionError(f"player {player} must show all {len(hole)} hole cards, not "
+                                 f"{len(cards)}", "SHOW-5")
+    if None not in hole and sorted(cards) != sorted(c for c in hole if c is not None):
+        raise IllegalActionError(f"player {player} holds {format_cards(c for c in hole if c)}"
+                                 f", not {format_cards(cards)}", "SHOW-7")
+    verify_unseen(known, [c for c in cards if c not in hole])
+    return tuple(cards)
 
-    def verify_muck(self, player: int | None = None) -> None:
-        """Raise unless the next player in the showdown order may muck (SHOW-4, SHOW-10)."""
-        p = self._next_to_show(player, "muck")
-        if self.stacks[p] and any(self.stacks[i] == 0 and not self.folded[i]
-                                  for i in range(len(self.stacks))):
-            raise IllegalActionError(f"player {p} plays for a side pot against an all-in "
-                                     "player and must table the hand", "SHOW-4")
 
-    def can_muck(self, player: int | None = None) -> bool:
-        """Whether :meth:`muck` would be accepted."""
-        return _can(self.verify_muck, player)
+def verify_may_muck(player: int, stacks: Sequence[int], folded: Sequence[bool]) -> None:
+    """Raise unless ``player`` may muck at the showdown (SHOW-4, SHOW-10)."""
+    if stacks[player] and any(stacks[i] == 0 and not folded[i] for i in range(len(stacks))):
+        raise IllegalActionError(f"player {player} plays for a side pot against an all-in "
+                                 "player and must table the hand", "SHOW-4")
 
-    def muck(self, player: int | None = None) -> Muck:
-        """The next player in the showdown order gives up their claim (SHOW-10)."""
-        self.verify_muck(player)
-        p = self._show_queue.pop(0)
-        self.mucked[p] = True
-        action = Muck(p)
-        self.log.append(action)
-        self._after_showdown_action()
-        return action
 
-    def _after_showdown_action(self) -> None:
-        in_claim = [i for i in range(len(self.stacks)) if not (self.folded[i] or self.mucked[i])]
-        if len(in_claim) <= 1 or not self._show_queue:  # POT-4, SHOW-5 exception
-            self._settle()
+def strength(variant: Variant, hole: HoleCards | None, board: list[Card]) -> int:
+    """The value of a tabled hand with this board, higher is better (CARD-2, CARD-3)."""
+    assert hole is not None and None not in hole
+    cards = [c for c in hole if c is not None]
+    if variant is Variant.PO:
+        return evaluate_omaha(cards, board)  # CARD-3
+    return evaluate(cards + board)  # CARD-2
 
-    # ------------------------------------------------------------------ settling
-    def _strength(self, player: int) -> int:
-        hole = self.hole[player]
-        assert hole is not None and None not in hole
-        cards = [c for c in hole if c is not None]
-        if self.config.variant is Variant.PO:
-            return evaluate_omaha(cards, self.board)  # CARD-3
-        return evaluate(cards + self.board)  # CARD-2
 
-    def _settle(self) -> None:
-        self.phase = Phase.COMPLETE
-        self.actor = None
-        self._show_queue = []
-        n = len(self.stacks)
-        pots = self.pots()
-        cfg = self.config
-        if cfg.rake is not None:  # RAKE-1..8, taken from the main pot first
-            self.rake = rake_for(cfg.rake, sum(p.amount for p in pots),
-                                 saw_flop=len(self.board) >= 3, players_dealt=n)
-            owed = self.rake
-            for k, pot in enumerate(pots):
-                take = min(owed, pot.amount)
-                pots[k] = Pot(pot.amount - take, pot.eligible)
-                owed -= take
-        payouts = [0] * n
-        strengths: dict[int, int] = {}
-        each = self.profile.odd_unit_each
-        awards: list[Award] = []
-        for pot in pots:  # POT-2: each pot on its own, never mixed before the split
-            if not pot.amount:
-                continue
-            if len(pot.eligible) == 1:
-                shares = {pot.eligible[0]: pot.amount}
-            else:
-                for i in pot.eligible:
-                    if i not in strengths:
-                        strengths[i] = self._strength(i)
-                best = max(strengths[i] for i in pot.eligible)
-                winners = [i for i in pot.eligible if strengths[i] == best]
-                shares = ({winners[0]: pot.amount} if len(winners) == 1
-                          else split_pot(pot.amount, winners, cfg.unit, each=each))
-            for i, won in shares.items():
-                payouts[i] += won
-            awards.append(Award(pot.amount, pot.eligible, tuple(shares.items())))
-        self.awards = awards
-        for i in range(n):
-            self.stacks[i] += payouts[i]
-        self.payouts = payouts
+def settle(cfg: GameConfig, profile: RulesProfile, pots: list[Pot],
+           hole: Sequence[HoleCards | None], board: list[Card]) -> Settlement:
+    """Take the rake and award each pot on its own to its best eligible hand (POT-2..5)."""
+    n = len(hole)
+    rake = 0
+    if cfg.rake is not None:  # RAKE-1..8, taken from the main pot first
+        rake = rake_for(cfg.rake, sum(p.amount for p in pots), saw_flop=len(board) >= 3,
+                        players_dealt=n)
+        owed = rake
+        for k, pot in enumerate(pots):
+            take = min(owed, pot.amount)
+            pots[k] = Pot(pot.amount - take, pot.eligible)
+            owed -= take
+    payouts = [0] * n
+    strengths: dict[int, int] = {}
+    each = profile.odd_unit_each
+    awards: list[Award] = []
+    for pot in pots:  # POT-2: each pot on its own, never mixed before the split
+        if not pot.amount:
+            continue
+        if len(pot.eligible) == 1:
+            shares = {pot.eligible[0]: pot.amount}
+        else:
+            for i in pot.eligible:
+                if i not in strengths:
+                    strengths[i] = strength(cfg.variant, hole[i], board)
+            best = max(strengths[i] for i in pot.eligible)
+            winners = [i for i in pot.eligible if strengths[i] == best]
+            shares = ({winners[0]: pot.amount} if len(winners) == 1
+                      else split_pot(pot.amount, winners, cfg.unit, each=each))
+        for i, won in shares.items():
+            payouts[i] += won
+        awards.append(Award(pot.amount, pot.eligible, tuple(shares.items())))
+    return Settlement(rake, awards, payouts)

@@ -1,8 +1,8 @@
 """The table's MQTT link to the floor's host (DESIGN.md, How data flows; Wire format).
 
-- :mod:`.messages`, :mod:`.events` and :mod:`.topics`: the wire format, defined once (the
-  host bridge imports them too); :mod:`.events` holds the event kinds and the
-  schema-version rules.
+- :mod:`.messages` and :mod:`.topics`: the wire format's plumbing, defined once (the host
+  bridge imports them too): the envelopes that carry :mod:`controller.events` (the one
+  vocabulary) on each topic, and the parse functions.
 - :mod:`.ledger`: the table's durable state as a fold over its events (a hand is its log;
   undo and corrections rebuild it).
 - :class:`.journal.Journal`: every accepted event in SQLite (WAL, ``synchronous=FULL``)

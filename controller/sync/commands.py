@@ -17,15 +17,9 @@ from collections import OrderedDict
 from collections.abc import Callable, Mapping, Sequence
 from typing import Protocol
 
+from controller.events import Command, JournalEvent, JsonScalar
 from controller.sync.errors import CommandRefused, JournalError, MessageRejected
-from controller.sync.messages import (
-    Command,
-    CommandMessage,
-    JsonScalar,
-    ReplyMessage,
-    TableEvent,
-    parse_message,
-)
+from controller.sync.messages import CommandMessage, ReplyMessage, parse_message
 from controller.sync.outbox import Outbox
 
 log = logging.getLogger(__name__)
@@ -35,7 +29,7 @@ class CommandTable(Protocol):
     """What the live table implements to take the host's commands."""
 
     def perform(self, command: Command, command_id: str
-                ) -> tuple[Mapping[str, JsonScalar], Sequence[TableEvent]]:
+                ) -> tuple[Mapping[str, JsonScalar], Sequence[JournalEvent]]:
         """Check ``command`` against the current state and return the reply data and the
         events that carry it out (journaled by the desk, then applied by the table as it
         applies any journaled event). Raise :class:`CommandRefused` with the reason if the

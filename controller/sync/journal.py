@@ -30,18 +30,17 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from controller.sync.errors import JournalError, MessageRejected
-from controller.sync.ledger import LedgerEvent, fold
-from controller.sync.messages import (
+from controller.events import (
     BurnedCard,
-    EventMessage,
     HandVoided,
     HoleCardsDealt,
+    JournalEvent,
+    PublicEvent,
     PublicState,
-    SecureCards,
-    TableEvent,
-    parse_message,
 )
+from controller.sync.errors import JournalError, MessageRejected
+from controller.sync.ledger import fold
+from controller.sync.messages import EventMessage, SecureCards, parse_message
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS events (
@@ -163,7 +162,7 @@ class Journal:
         return state
 
     # ------------------------------------------------------------------ writing
-    def append(self, events: Sequence[TableEvent], *,
+    def append(self, events: Sequence[JournalEvent], *,
                reply: tuple[str, Callable[[int], bytes]] | None = None) -> list[Parcel]:
         """Journal ``events`` (and the reply to the command that caused them) in one
         transaction, fsynced; return them as parcels with their seqs.
@@ -180,13 +179,14 @@ class Journal:
         for event in events:
             seq += 1
             secure: bytes | None = None
-            public_event: LedgerEvent
-            if isinstance(event, HoleCardsDealt | BurnedCard):  # secret: split it
-                public_event = event.public()
-                secure = SecureCards.of(event, table=self.table, boot=self.boot, seq=seq,
-                                        ts=ts).to_wire()
-            else:
-                public_event = event
+            public_event: PublicEvent
+            match event:
+                case HoleCardsDealt() | BurnedCard():  # secret: split it
+                    public_event = event.public()
+                    secure = SecureCards.of(event, table=self.table, boot=self.boot,
+                                            seq=seq, ts=ts).to_wire()
+                case _:
+                    public_event = event
             state = fold(state, public_event)
             public = EventMessage(table=self.table, boot=self.boot, seq=seq, ts=ts,
                                   event=public_event).to_wire()

@@ -10,7 +10,7 @@ append-only, so an undo or a correction is an event of its own and the log is re
 ``actions_undone`` drops the last entries, which must be the actions it names (newest
 first); ``action_corrected`` replaces entry ``index``, which must be ``old``. A host
 rebuilds the hand's betting state by replaying ``HandStarted.config`` with that log
-(:meth:`~controller.sync.events.GameSetup.config`, ``Hand.replay``). A misdeal or a void
+(:meth:`~controller.events.GameSetup.config`, ``Hand.replay``). A misdeal or a void
 puts every stack back to the start and marks the layout for a redeal (LIVE-25).
 
 :class:`SeatingControls` is a reference :class:`~controller.sync.commands.CommandTable`
@@ -21,37 +21,56 @@ that carry it out. The live table (``controller/table``) will bring its own, ric
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import assert_never
 
-from controller.sync.errors import CommandRefused, JournalError
-from controller.sync.messages import (
+from controller.events import (
     ActionAccepted,
     ActionCorrected,
     ActionHeld,
     ActionsUndone,
     AddChips,
     BoardDealt,
+    BreakEnded,
+    BreakStarted,
     CallClock,
+    CameBack,
     CardBurned,
+    ClockCalled,
+    ClockSnapshot,
+    ClockSynced,
     CloseTable,
+    ColourUpScheduled,
     Command,
     DeckReport,
     HandEnded,
     HandForHand,
+    HandForHandSet,
     HandLayout,
+    HandReleased,
     HandShown,
     HandStarted,
     HandVoided,
     HoleDealt,
     Irregularity,
+    LevelSet,
     MisdealDeclared,
     MovePlayer,
+    NextHand,
     Pause,
+    Paused,
+    PenaltyServed,
+    PlayerBusted,
     PlayerCheckedIn,
+    PlayerMoved,
+    PlayerRemoved,
+    PlayerSeated,
     PotAwarded,
     PublicEvent,
     PublicState,
     RemovePlayer,
     Resume,
+    Resumed,
+    SatOut,
     ScheduleColourUp,
     SeatAdjustment,
     SeatPlayer,
@@ -60,13 +79,10 @@ from controller.sync.messages import (
     SetLevel,
     ShotClockReport,
     StackAdjusted,
-    TableChanged,
+    SyncClock,
+    TableClosed,
 )
-
-HandEvent = HandStarted | HoleDealt | ActionAccepted | BoardDealt | CardBurned \
-    | ActionsUndone | ActionCorrected | ActionHeld | HandShown | PotAwarded | HandEnded \
-    | HandVoided | MisdealDeclared
-LedgerEvent = PublicEvent
+from controller.sync.errors import CommandRefused, JournalError
 
 
 def _seat_stacks(state: PublicState) -> dict[int, SeatView]:
@@ -118,46 +134,35 @@ def _correct(state: PublicState, event: ActionCorrected) -> PublicState:
         "hand_log": (*log[:event.index], event.new, *log[event.index + 1:])})
 
 
-def _fold_hand(state: PublicState, event: HandEvent) -> PublicState:
-    if isinstance(event, HandStarted):
-        if state.hand_in_progress or state.closed:
-            raise JournalError(f"hand {event.hand_no} cannot start: "
-                               + ("the table is closed" if state.closed
-                                  else f"hand {state.hand_no} is in progress"))
-        if event.hand_no <= state.hand_no:
-            raise JournalError(f"hand {event.hand_no} after hand {state.hand_no}")
-        seats = _seat_stacks(state)
-        if len(event.seats) != len(event.stacks) or len(set(event.seats)) != len(event.seats):
-            raise JournalError("a hand needs one stack per seat, each seat once")
-        for seat, stack in zip(event.seats, event.stacks, strict=True):
-            if seat not in seats or seats[seat].stack != stack:
-                raise JournalError(f"seat {seat} starts hand {event.hand_no} with {stack}, "
-                                   f"but the table has {seats.get(seat)}")
-        layout = None if event.button is None or event.big_blind_seat is None else HandLayout(
-            button=event.button, small_blind=event.small_blind_seat,
-            big_blind=event.big_blind_seat, seats=event.seats)
-        return state.model_copy(update={
-            "hand_no": event.hand_no, "hand_in_progress": True, "hand_log": (),
-            "start_stacks": event.stacks, "hand_seats": event.seats, "layout": layout,
-            "redeal": False})
-    if isinstance(event, HandEnded):
-        _in_hand(state, event.hand_no, "hand end")
-        if sum(event.stacks) + event.rake != sum(state.start_stacks):
-            raise JournalError(f"hand {event.hand_no} ends with {sum(event.stacks)} chips plus "
-                               f"{event.rake} rake, but started with {sum(state.start_stacks)}")
-        return _settle(state, event.stacks)
-    if isinstance(event, HandVoided):
-        return _void(state, event.hand_no, event.stacks, "void")
-    if isinstance(event, MisdealDeclared):
-        return _void(state, event.hand_no, event.stacks, "misdeal")
-    _in_hand(state, event.hand_no, event.kind)
-    if isinstance(event, HoleDealt | BoardDealt | ActionAccepted):
-        return state.model_copy(update={"hand_log": (*state.hand_log, event)})
-    if isinstance(event, ActionsUndone):
-        return _undo(state, event)
-    if isinstance(event, ActionCorrected):
-        return _correct(state, event)
-    return state  # burn, held, shown, pot: no change to the durable state
+def _start(state: PublicState, event: HandStarted) -> PublicState:
+    if state.hand_in_progress or state.closed:
+        raise JournalError(f"hand {event.hand_no} cannot start: "
+                           + ("the table is closed" if state.closed
+                              else f"hand {state.hand_no} is in progress"))
+    if event.hand_no <= state.hand_no:
+        raise JournalError(f"hand {event.hand_no} after hand {state.hand_no}")
+    seats = _seat_stacks(state)
+    if len(event.seats) != len(event.stacks) or len(set(event.seats)) != len(event.seats):
+        raise JournalError("a hand needs one stack per seat, each seat once")
+    for seat, stack in zip(event.seats, event.stacks, strict=True):
+        if seat not in seats or seats[seat].stack != stack:
+            raise JournalError(f"seat {seat} starts hand {event.hand_no} with {stack}, "
+                               f"but the table has {seats.get(seat)}")
+    layout = None if event.button is None or event.big_blind_seat is None else HandLayout(
+        button=event.button, small_blind=event.small_blind_seat,
+        big_blind=event.big_blind_seat, seats=event.seats)
+    return state.model_copy(update={
+        "hand_no": event.hand_no, "hand_in_progress": True, "hand_log": (),
+        "start_stacks": event.stacks, "hand_seats": event.seats, "layout": layout,
+        "redeal": False})
+
+
+def _end(state: PublicState, event: HandEnded) -> PublicState:
+    _in_hand(state, event.hand_no, "hand end")
+    if sum(event.stacks) + event.rake != sum(state.start_stacks):
+        raise JournalError(f"hand {event.hand_no} ends with {sum(event.stacks)} chips plus "
+                           f"{event.rake} rake, but started with {sum(state.start_stacks)}")
+    return _settle(state, event.stacks)
 
 
 def _fold_stacks(state: PublicState, event: StackAdjusted) -> PublicState:
@@ -170,59 +175,75 @@ def _fold_stacks(state: PublicState, event: StackAdjusted) -> PublicState:
             raise JournalError(f"seat {adj.seat} had {seat.stack if seat else 'no player'}, "
                                f"not {adj.before}, before the {event.reason}")
         seats[adj.seat] = seat.model_copy(update={"stack": adj.after})
+    return _with_seats(state, seats)
+
+
+def _with_seats(state: PublicState, seats: dict[int, SeatView]) -> PublicState:
     return state.model_copy(update={"seats": tuple(seats[k] for k in sorted(seats))})
 
 
-def _fold_change(state: PublicState, event: TableChanged) -> PublicState:
+def _clocked(state: PublicState, clock: ClockSnapshot | None) -> PublicState:
+    """Issue 5: the clocks as of this change, for a restart."""
+    return state if clock is None else state.model_copy(update={"clock": clock})
+
+
+def _between_hands(state: PublicState, event: PublicEvent) -> None:
+    if state.hand_in_progress:
+        raise JournalError(f"{event.kind} during hand {state.hand_no}")
+
+
+def _refuse(event: PublicEvent) -> JournalError:
+    return JournalError(f"table change {event.kind!r} does not apply: {event}")
+
+
+def _seat(state: PublicState, event: PlayerSeated) -> PublicState:
+    _between_hands(state, event)
+    state = _clocked(state, event.clock)
     seats = _seat_stacks(state)
-    change = event.change
-    if event.clock is not None:  # issue 5: the clocks as of this change, for a restart
-        state = state.model_copy(update={"clock": event.clock})
-    if change in ("clock_synced", "break_started", "break_ended"):
-        return state  # the level clock's own changes: its snapshot is the record
-    if change in ("player_seated", "player_removed", "player_moved") and state.hand_in_progress:
-        raise JournalError(f"{change} during hand {state.hand_no}")
-    if change == "paused":
-        return state.model_copy(update={"paused": True})
-    if change == "resumed":
-        return state.model_copy(update={"paused": False})
-    if change == "level_set" and event.level is not None:
-        return state.model_copy(update={"level": event.level})
-    if change == "clock_called":
-        return state.model_copy(update={"clock_on_seat": event.seat})
-    if change == "hand_for_hand" and event.on is not None:
-        return state.model_copy(update={"hand_for_hand": event.on})
-    if change == "colour_up_scheduled" and event.level is not None:
-        return state.model_copy(update={"colour_up_at_level": event.level})
-    if change == "player_seated" and event.seat is not None and event.player is not None \
-            and event.stack is not None and event.seat not in seats:
-        penalty = event.penalty_hands or 0  # PEN-5: a penalty brought along sits them out
-        seats[event.seat] = SeatView(seat=event.seat, player=event.player, stack=event.stack,
-                                     sitting_out=penalty > 0, penalty_hands=penalty)
-        state = _carried_chips(state, event.player, event.extension_chips)
-        return state.model_copy(update={"seats": tuple(seats[k] for k in sorted(seats))})
-    if change == "penalty_served" and event.seat in seats and event.penalty_hands is not None:
-        seats[event.seat] = seats[event.seat].model_copy(  # PEN-4: hands still to serve
-            update={"penalty_hands": event.penalty_hands})
-        return state.model_copy(update={"seats": tuple(seats[k] for k in sorted(seats))})
-    if change in ("sat_out", "came_back") and event.seat is not None and event.seat in seats:
-        seats[event.seat] = seats[event.seat].model_copy(
-            update={"sitting_out": change == "sat_out"})
-        return state.model_copy(update={"seats": tuple(seats[k] for k in sorted(seats))})
-    if change == "player_busted" and event.seat in seats and not state.hand_in_progress:
+    if event.seat in seats:
+        raise _refuse(event)
+    penalty = event.penalty_hands or 0  # PEN-5: a penalty brought along sits them out
+    seats[event.seat] = SeatView(seat=event.seat, player=event.player, stack=event.stack,
+                                 sitting_out=penalty > 0, penalty_hands=penalty)
+    return _with_seats(_carried_chips(state, event.player, event.extension_chips), seats)
+
+
+def _unseat(state: PublicState, event: PlayerRemoved | PlayerMoved | PlayerBusted
+            ) -> PublicState:
+    seats = _seat_stacks(state)
+    if isinstance(event, PlayerBusted):
+        if event.seat not in seats or state.hand_in_progress:
+            raise _refuse(event)
         if seats[event.seat].stack != 0:  # only the table busts a player: no chips left
             raise JournalError(f"seat {event.seat} busted with {seats[event.seat].stack} "
                                "chips; a player busts with none")
-        del seats[event.seat]
-        return state.model_copy(update={"seats": tuple(seats[k] for k in sorted(seats))})
-    if change == "hand_released" and state.hand_for_hand and not state.hand_in_progress:
-        return state  # TOURN-22: one hand may be dealt; the hand itself is the record
-    if change in ("player_removed", "player_moved") and event.seat in seats:
-        del seats[event.seat]
-        return state.model_copy(update={"seats": tuple(seats[k] for k in sorted(seats))})
-    if change == "table_closed" and not state.hand_in_progress:
-        return state.model_copy(update={"closed": True})
-    raise JournalError(f"table change {change!r} does not apply: {event}")
+    else:
+        _between_hands(state, event)
+        if event.seat not in seats:
+            raise _refuse(event)
+    del seats[event.seat]
+    return _with_seats(state, seats)
+
+
+def _seat_update(state: PublicState, event: SatOut | CameBack | PenaltyServed,
+                 **update: object) -> PublicState:
+    seats = _seat_stacks(state)
+    if event.seat not in seats:
+        raise _refuse(event)
+    seats[event.seat] = seats[event.seat].model_copy(update=update)
+    return _with_seats(state, seats)
+
+
+def _release(state: PublicState, event: HandReleased) -> PublicState:
+    if not state.hand_for_hand or state.hand_in_progress:
+        raise _refuse(event)
+    return state  # TOURN-22: one hand may be dealt; the hand itself is the record
+
+
+def _close(state: PublicState, event: TableClosed) -> PublicState:
+    if state.hand_in_progress:
+        raise _refuse(event)
+    return state.model_copy(update={"closed": True})
 
 
 def _carried_chips(state: PublicState, player: str, chips: int | None) -> PublicState:
@@ -241,40 +262,93 @@ def _fold_extension(state: PublicState, event: ShotClockReport, left: int) -> Pu
     return state if seat is None else _carried_chips(state, seat.player, left)
 
 
-def fold(state: PublicState, event: LedgerEvent) -> PublicState:
+def fold(state: PublicState, event: PublicEvent) -> PublicState:
     """The state after ``event``; :class:`JournalError` if it cannot follow ``state``."""
-    if isinstance(event, TableChanged):
-        return _fold_change(state, event)
-    if isinstance(event, StackAdjusted):
-        return _fold_stacks(state, event)
-    if isinstance(event, ShotClockReport) and event.what == "extension" \
-            and state.clock is not None and event.chips_left is not None:
-        return _fold_extension(state, event, event.chips_left)
-    if isinstance(event, Irregularity | SeatPresence | PlayerCheckedIn | DeckReport
-                  | ShotClockReport):
-        return state  # for the floor to see; the durable state does not change
-    return _fold_hand(state, event)
+    match event:
+        # -- the hand
+        case HandStarted():
+            return _start(state, event)
+        case HandEnded():
+            return _end(state, event)
+        case HandVoided(hand_no=hand_no, stacks=stacks):
+            return _void(state, hand_no, stacks, "void")
+        case MisdealDeclared(hand_no=hand_no, stacks=stacks):
+            return _void(state, hand_no, stacks, "misdeal")
+        case HoleDealt() | BoardDealt() | ActionAccepted():
+            _in_hand(state, event.hand_no, event.kind)
+            return state.model_copy(update={"hand_log": (*state.hand_log, event)})
+        case ActionsUndone():
+            _in_hand(state, event.hand_no, event.kind)
+            return _undo(state, event)
+        case ActionCorrected():
+            _in_hand(state, event.hand_no, event.kind)
+            return _correct(state, event)
+        case CardBurned() | ActionHeld() | HandShown() | PotAwarded():
+            _in_hand(state, event.hand_no, event.kind)
+            return state  # no change to the durable state
+        # -- the seats
+        case PlayerSeated():
+            return _seat(state, event)
+        case PlayerRemoved() | PlayerMoved() | PlayerBusted():
+            return _unseat(state, event)
+        case SatOut() | CameBack():
+            return _seat_update(state, event, sitting_out=isinstance(event, SatOut))
+        case PenaltyServed(hands_left=left):  # PEN-4: hands still to serve
+            return _seat_update(state, event, penalty_hands=left)
+        case StackAdjusted():
+            return _fold_stacks(state, event)
+        case SeatPresence() | PlayerCheckedIn():
+            return state  # for the floor to see; the durable state does not change
+        # -- the clocks
+        case Paused(clock=clock) | Resumed(clock=clock):
+            return _clocked(state, clock).model_copy(
+                update={"paused": isinstance(event, Paused)})
+        case LevelSet(level=level, clock=clock):
+            return _clocked(state, clock).model_copy(update={"level": level})
+        case ClockSynced(clock=clock) | BreakStarted(clock=clock) | BreakEnded(clock=clock):
+            return _clocked(state, clock)  # the level clock's own: its snapshot is the record
+        case ClockCalled(seat=seat):
+            return state.model_copy(update={"clock_on_seat": seat})
+        case ShotClockReport(what="extension", chips_left=int() as left) \
+                if state.clock is not None:
+            return _fold_extension(state, event, left)
+        case ShotClockReport():
+            return state
+        # -- the floor
+        case HandForHandSet(on=on):
+            return state.model_copy(update={"hand_for_hand": on})
+        case HandReleased():
+            return _release(state, event)
+        case ColourUpScheduled(level=level):
+            return state.model_copy(update={"colour_up_at_level": level})
+        case TableClosed():
+            return _close(state, event)
+        case Irregularity() | DeckReport():
+            return state
+        case _:
+            assert_never(event)
+
+
+Answer = tuple[dict[str, int | str | bool], list[PublicEvent]]
 
 
 class SeatingControls:
     """Host commands checked against the ledger state; each answer is data plus the
-    :class:`TableChanged` events that carry it out (nothing changes until journaled)."""
+    change events that carry it out, each with the command's id (nothing changes until
+    they are journaled)."""
 
     def __init__(self, state: Callable[[], PublicState]) -> None:
         self._state = state
 
-    def perform(self, command: Command, command_id: str
-                ) -> tuple[dict[str, int | str | bool], list[TableChanged | StackAdjusted]]:
+    def perform(self, command: Command, command_id: str) -> Answer:
         """Validate ``command`` against the current state; :class:`CommandRefused` if not."""
         st = self._state()
         seats = _seat_stacks(st)
         if st.closed:
             raise CommandRefused("the table is closed")
 
-        def change(**kw: object) -> tuple[dict[str, int | str | bool],
-                                          list[TableChanged | StackAdjusted]]:
-            event = TableChanged.model_validate({**kw, "command_id": command_id})
-            return {"change": event.change}, [event]
+        def change(event: PublicEvent) -> Answer:
+            return {"change": event.kind}, [event.model_copy(update={"command_id": command_id})]
 
         def need_no_hand(what: str) -> None:
             if st.hand_in_progress:
@@ -289,44 +363,44 @@ class SeatingControls:
             case Pause():
                 if st.paused:
                     raise CommandRefused("the table is already paused")
-                return change(change="paused")
+                return change(Paused())
             case Resume():
                 if not st.paused:
                     raise CommandRefused("the table is not paused")
-                return change(change="resumed")
+                return change(Resumed())
             case SetLevel(level=level):
-                return change(change="level_set", level=level)
+                return change(LevelSet(level=level))
             case CallClock(seat=seat):
                 need_seated(seat)
                 if not st.hand_in_progress or seat not in st.hand_seats:
                     raise CommandRefused(f"seat {seat} is not in a hand: no clock to call")
-                return change(change="clock_called", seat=seat)
+                return change(ClockCalled(seat=seat))
             case HandForHand(on=on):
                 if st.hand_for_hand == on:
                     raise CommandRefused(f"hand-for-hand is already {'on' if on else 'off'}")
-                return change(change="hand_for_hand", on=on)
+                return change(HandForHandSet(on=on))
             case ScheduleColourUp(at_level=at):
                 if at <= st.level:
                     raise CommandRefused(f"level {at} is not after the current level {st.level}")
-                return change(change="colour_up_scheduled", level=at)
+                return change(ColourUpScheduled(level=at))
             case SeatPlayer(seat=seat, player=player, stack=stack):
                 need_no_hand("seat a player")
                 if seat in seats:
                     raise CommandRefused(f"seat {seat} is taken by {seats[seat].player}")
                 if any(s.player == player for s in st.seats):
                     raise CommandRefused(f"player {player} is already seated")
-                return change(change="player_seated", seat=seat, player=player, stack=stack,
-                              extension_chips=command.extension_chips,
-                              penalty_hands=command.penalty_hands or None)
+                return change(PlayerSeated(seat=seat, player=player, stack=stack,
+                                           extension_chips=command.extension_chips,
+                                           penalty_hands=command.penalty_hands or None))
             case RemovePlayer(seat=seat):
                 need_seated(seat)
                 need_no_hand("remove a player")
-                return change(change="player_removed", seat=seat, player=seats[seat].player)
+                return change(PlayerRemoved(seat=seat, player=seats[seat].player))
             case MovePlayer(seat=seat, to_table=to_table):
                 need_seated(seat)
                 need_no_hand("move a player")
-                return change(change="player_moved", seat=seat, player=seats[seat].player,
-                              stack=seats[seat].stack, to_table=to_table)
+                return change(PlayerMoved(seat=seat, player=seats[seat].player,
+                                          stack=seats[seat].stack, to_table=to_table))
             case AddChips(seat=seat, player=player, chips=chips, reason=reason):
                 need_seated(seat)  # TOURN-10..12: a rebuy or add-on, between hands
                 need_no_hand(f"add chips ({reason})")
@@ -339,5 +413,8 @@ class SeatingControls:
                         SeatAdjustment(seat=seat, before=before, after=before + chips),))]
             case CloseTable():
                 need_no_hand("close the table")
-                return change(change="table_closed")
-        raise CommandRefused(f"command {command!r} is not handled")  # pragma: no cover
+                return change(TableClosed())
+            case NextHand() | SyncClock():  # the live table's (controller.app)
+                raise CommandRefused(f"command {command.name!r} is not handled")
+            case _:
+                assert_never(command)

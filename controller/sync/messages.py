@@ -1,18 +1,20 @@
-"""The wire format, defined once (DESIGN.md, Wire format): pydantic v2 models that the
-table and the host bridge both import.
+"""The MQTT plumbing of the wire format (DESIGN.md, Wire format): the envelopes that carry
+the vocabulary of :mod:`controller.events` on each topic, and the functions that parse an
+inbound payload into them.
 
 Every payload is JSON with ``schema``, ``table``, ``boot``, ``seq`` and ``ts``. For what the
 table sends, ``boot`` is the controller's boot id and ``seq`` the table's event counter,
 strictly increasing across boots (an event keeps the boot and seq it was journaled with,
 so a resend is byte-for-byte the original). For what the host sends, they are the host's.
 
-Hole and burn cards never appear in a public model: :class:`HoleCardsDealt` and
-:class:`BurnedCard` are what the table hands the journal, and the journal splits each into
-a public face (:class:`HoleDealt`: who, how many; :class:`CardBurned`) on ``event`` and a
-:class:`SecureCards` on ``secure/cards``, both with the same seq.
+Hole and burn cards never appear in a public model: the secret events
+(:class:`~controller.events.HoleCardsDealt`, :class:`~controller.events.BurnedCard`) are
+what the table hands the journal, and the journal splits each into a public face on
+``event`` and a :class:`SecureCards` on ``secure/cards``, both with the same seq.
 
-The event kinds are defined in :mod:`controller.sync.events` (with the schema-version
-rules) and re-exported here.
+``schema`` is 2: version 2 split version 1's ``table_changed`` into one kind per change
+(:mod:`controller.events.union` has the versioning rules); a payload of another version
+is refused with that reason before its fields are looked at.
 """
 
 from __future__ import annotations
@@ -20,92 +22,40 @@ from __future__ import annotations
 import json
 from typing import Annotated, Any, Final, Literal, TypeVar
 
-from pydantic import (
-    BaseModel,
-    Field,
-    SerializerFunctionWrapHandler,
-    TypeAdapter,
-    ValidationError,
-    model_serializer,
-)
+from pydantic import BaseModel, Field, TypeAdapter, ValidationError
 
-from controller.sync.errors import MessageRejected
-from controller.sync.events import (
-    ActionAccepted,
-    ActionCorrected,
-    ActionHeld,
-    ActionsUndone,
-    BoardDealt,
+from controller.events import (
+    COMMAND_NAMES,
     BurnedCard,
-    CardBurned,
-    ClockSnapshot,
-    DeckReport,
-    EventBody,
-    GameSetup,
-    HandEnded,
-    HandShown,
-    HandStarted,
-    HandStep,
-    HandVoided,
+    Command,
+    Frozen,
     HoleCardsDealt,
-    HoleDealt,
-    Irregularity,
-    MisdealDeclared,
-    PlayerCheckedIn,
-    PotAwarded,
-    PublicEvent,
-    SeatAdjustment,
-    SeatPresence,
+    JsonScalar,
+    PublicState,
     SecretEvent,
-    ShotClockReport,
-    StackAdjusted,
-    StackReason,
-    TableChange,
-    TableChanged,
+    TableEvent,
 )
-from controller.sync.events import CardText as _Card
-from controller.sync.events import Chips as _Chips
-from controller.sync.events import Count as _Count
-from controller.sync.events import Frozen as _Frozen
-from controller.sync.events import Id as _Id
-from controller.sync.events import SeatNo as _Seat
+from controller.events.base import CardText, Count, Id
+from controller.sync.errors import MessageRejected
 
 __all__ = [
-    "COMMAND_NAMES", "SCHEMA_VERSION", "AckMessage", "ActionAccepted", "ActionCorrected",
-    "ActionHeld", "ActionsUndone", "AddChips", "BoardDealt", "BurnedCard", "CallClock",
-    "CardBurned",
-    "ClockSnapshot", "CloseTable", "Command", "CommandMessage", "DeckReport", "Envelope",
-    "EventBody",
-    "EventMessage", "GameSetup", "HandEnded", "HandForHand", "HandLayout", "HandShown",
-    "HandStarted", "HandStep", "HandVoided", "HoleCardsDealt", "HoleDealt", "HostAck",
-    "HostStatusMessage", "Irregularity", "JsonScalar", "MessageRejected", "MisdealDeclared",
-    "MovePlayer", "NextHand", "Pause", "PlayerCheckedIn", "PotAwarded", "PublicEvent",
-    "PublicState", "RemovePlayer", "ReplyMessage", "ResendRequest", "Resume",
-    "ScheduleColourUp", "SeatAdjustment", "SeatPlayer", "SeatPresence", "SeatView",
-    "SecretEvent", "SecureCards", "SetLevel", "ShotClockReport", "StackAdjusted",
-    "StackReason", "StateMessage", "StatusMessage", "SyncClock", "TableChange",
-    "TableChanged", "TableEvent", "parse_host_ack", "parse_message",
+    "SCHEMA_VERSION", "AckMessage", "CommandMessage", "Envelope", "EventMessage", "HostAck",
+    "HostStatusMessage", "ReplyMessage", "ResendRequest", "SecureCards", "StateMessage",
+    "StatusMessage", "parse_host_ack", "parse_message",
 ]
 
-SCHEMA_VERSION: Final = 1
-
-JsonScalar = str | int | float | bool | None
-
-
-# ---------------------------------------------------------------------------- events
-# The event kinds live in controller.sync.events; these names are the wire format's API.
-TableEvent = PublicEvent | SecretEvent
-"""What the table hands the journal: a public event, or a secret one it splits."""
+SCHEMA_VERSION: Final = 2
+_CHANGES: Final = {1: "version 2 split table_changed into one kind per change"}
 
 
 # ---------------------------------------------------------------------------- envelopes
-class Envelope(_Frozen):
+class Envelope(Frozen):
     """The fields every payload carries."""
 
-    schema_version: Literal[1] = Field(default=SCHEMA_VERSION, alias="schema")
-    table: _Id
-    boot: _Id
-    seq: _Count
+    schema_version: Literal[2] = Field(default=SCHEMA_VERSION, alias="schema")
+    table: Id
+    boot: Id
+    seq: Count
     ts: float
 
     def to_wire(self) -> bytes:
@@ -116,7 +66,7 @@ class Envelope(_Frozen):
 class EventMessage(Envelope):
     """``table/{id}/event``: one accepted event."""
 
-    event: EventBody
+    event: TableEvent
 
 
 class SecureCards(Envelope):
@@ -125,58 +75,21 @@ class SecureCards(Envelope):
     of a ``burn``; ``player`` is None)."""
 
     hand_no: Annotated[int, Field(ge=1)]
-    player: _Count | None = None
-    cards: tuple[_Card | None, ...]
+    player: Count | None = None
+    cards: tuple[CardText | None, ...]
     what: Literal["hole", "burn"] = "hole"
 
     @classmethod
     def of(cls, event: SecretEvent, *, table: str, boot: str, seq: int,
            ts: float) -> SecureCards:
         """The secure payload of a secret event."""
-        if isinstance(event, HoleCardsDealt):
-            return cls(table=table, boot=boot, seq=seq, ts=ts, hand_no=event.hand_no,
-                       player=event.player, cards=event.cards)
-        return cls(table=table, boot=boot, seq=seq, ts=ts, hand_no=event.hand_no,
-                   cards=(event.card,), what="burn")
-
-
-class SeatView(_Frozen):
-    """One occupied seat in the public snapshot."""
-
-    seat: _Seat
-    player: _Id
-    stack: _Chips
-    sitting_out: bool = False
-    penalty_hands: _Count = 0  # PEN-4/5: hands still to sit out (dealt in, killed)
-
-
-class HandLayout(_Frozen):
-    """Where the button and blinds were in the last hand started (BTN-1..7)."""
-
-    button: _Seat
-    small_blind: _Seat | None
-    big_blind: _Seat
-    seats: tuple[_Seat, ...]  # dealt, in position order
-
-
-class PublicState(_Frozen):
-    """What anyone may see about the table: no field can hold a hole card."""
-
-    seats: tuple[SeatView, ...] = ()
-    level: Annotated[int, Field(ge=1)] = 1
-    paused: bool = False
-    hand_for_hand: bool = False
-    colour_up_at_level: Annotated[int, Field(ge=1)] | None = None
-    clock_on_seat: _Seat | None = None
-    closed: bool = False
-    hand_no: _Count = 0  # the last hand started
-    hand_in_progress: bool = False
-    start_stacks: tuple[_Chips, ...] = ()  # of the hand in progress, by position
-    hand_seats: tuple[_Seat, ...] = ()
-    hand_log: tuple[HandStep, ...] = ()  # the hand in progress: its engine log, in public
-    layout: HandLayout | None = None  # of the last hand started
-    redeal: bool = False  # that hand was void (misdeal, CRASH-1): the same layout again
-    clock: ClockSnapshot | None = None  # the clocks as last journaled (issue 5: restart)
+        match event:
+            case HoleCardsDealt():
+                return cls(table=table, boot=boot, seq=seq, ts=ts, hand_no=event.hand_no,
+                           player=event.player, cards=event.cards)
+            case BurnedCard():
+                return cls(table=table, boot=boot, seq=seq, ts=ts, hand_no=event.hand_no,
+                           cards=(event.card,), what="burn")
 
 
 class StateMessage(Envelope):
@@ -192,138 +105,10 @@ class StatusMessage(Envelope):
 
 
 # ---------------------------------------------------------------------------- commands
-class Pause(_Frozen):
-    """Pause the table (the clocks stop)."""
-
-    name: Literal["pause"] = "pause"
-
-
-class Resume(_Frozen):
-    """Resume a paused table."""
-
-    name: Literal["resume"] = "resume"
-
-
-class SetLevel(_Frozen):
-    """Move the table to a blind level."""
-
-    name: Literal["set_level"] = "set_level"
-    level: Annotated[int, Field(ge=1, le=1000)]
-
-
-class CallClock(_Frozen):
-    """Call the clock on the player in a seat."""
-
-    name: Literal["call_clock"] = "call_clock"
-    seat: _Seat
-
-
-class HandForHand(_Frozen):
-    """Start (``on``) or stop hand-for-hand play."""
-
-    name: Literal["hand_for_hand"] = "hand_for_hand"
-    on: bool
-
-
-class NextHand(_Frozen):
-    """Hand-for-hand: deal the next hand now (every table at once, TOURN-*)."""
-
-    name: Literal["next_hand"] = "next_hand"
-
-
-class SyncClock(_Frozen):
-    """The host's tournament level clock (the authority, issue 5): the table adopts
-    ``level`` with ``seconds_left`` in it (on a break when ``on_break``) and counts on its
-    own until the next sync; a table that hears none for a while shows it is unsynced."""
-
-    name: Literal["sync_clock"] = "sync_clock"
-    level: Annotated[int, Field(ge=1, le=1000)]
-    seconds_left: Annotated[float, Field(ge=0, le=86_400)]
-    on_break: bool = False
-
-
-class ScheduleColourUp(_Frozen):
-    """Colour up the smallest chips when ``at_level`` begins."""
-
-    name: Literal["colour_up"] = "colour_up"
-    at_level: Annotated[int, Field(ge=1, le=1000)]
-
-
-class SeatPlayer(_Frozen):
-    """Seat a player with a stack. A player moved from another table brings what follows
-    them (PEN-5, TOURN-32): ``extension_chips``, the time-bank chips they hold (None: the
-    table's default for a newcomer), and ``penalty_hands``, the hands of a penalty still to
-    serve (an orbit penalty converted to hands by the director, PEN-2; None or 0: none)."""
-
-    name: Literal["seat_player"] = "seat_player"
-    seat: _Seat
-    player: _Id
-    stack: Annotated[int, Field(gt=0)]
-    extension_chips: Annotated[int, Field(ge=0, le=1000)] | None = None
-    penalty_hands: Annotated[int, Field(ge=0, le=10_000)] | None = None
-
-    @model_serializer(mode="wrap")
-    def _without_nothing_carried(self, handler: SerializerFunctionWrapHandler) -> Any:
-        """Nothing carried, nothing sent: a table built before these fields (which refuses
-        unknown ones) still takes an ordinary seat command."""
-        data = handler(self)
-        if isinstance(data, dict):
-            for key in ("extension_chips", "penalty_hands"):
-                if data.get(key) is None:
-                    data.pop(key, None)
-        return data
-
-
-class RemovePlayer(_Frozen):
-    """Remove the player in a seat (busted or gone)."""
-
-    name: Literal["remove_player"] = "remove_player"
-    seat: _Seat
-
-
-class MovePlayer(_Frozen):
-    """Move the player in a seat out to another table (balancing)."""
-
-    name: Literal["move_player"] = "move_player"
-    seat: _Seat
-    to_table: _Id
-
-
-class AddChips(_Frozen):
-    """A rebuy or add-on bought on the floor (TOURN-10..12): add ``chips`` to the stack of
-    ``player`` in ``seat``, between hands. The table answers with ``stack_adjusted``
-    (``reason`` "rebuy" or "add_on") carrying the command id; it refuses during a hand,
-    for an empty seat, or when someone else sits there."""
-
-    name: Literal["add_chips"] = "add_chips"
-    seat: _Seat
-    player: _Id
-    chips: Annotated[int, Field(gt=0, le=10**9)]
-    reason: Literal["rebuy", "add_on"]
-
-
-class CloseTable(_Frozen):
-    """Close the table (breaking it)."""
-
-    name: Literal["close_table"] = "close_table"
-
-
-Command = Annotated[
-    Pause | Resume | SetLevel | CallClock | HandForHand | NextHand | SyncClock
-    | ScheduleColourUp | SeatPlayer | RemovePlayer | MovePlayer | AddChips | CloseTable,
-    Field(discriminator="name"),
-]
-COMMAND_NAMES: Final = frozenset({
-    "pause", "resume", "set_level", "call_clock", "hand_for_hand", "next_hand", "sync_clock",
-    "colour_up",
-    "seat_player", "remove_player", "move_player", "add_chips", "close_table",
-})
-
-
 class CommandMessage(Envelope):
     """``table/{id}/cmd``: a command from the host, identified by ``command_id``."""
 
-    command_id: _Id
+    command_id: Id
     command: Command
 
 
@@ -331,7 +116,7 @@ class ReplyMessage(Envelope):
     """``table/{id}/reply``: ``{command_id, status, data|error}``; ``command_id`` is None
     only when the command was too malformed to carry one."""
 
-    command_id: _Id | None
+    command_id: Id | None
     status: Literal["ok", "error"]
     data: dict[str, JsonScalar] | None = None
     error: str | None = None
@@ -341,7 +126,7 @@ class AckMessage(Envelope):
     """``host/ack/{id}``: the host has stored every event up to ``acked`` (contiguous)."""
 
     kind: Literal["ack"] = "ack"
-    acked: _Count
+    acked: Count
 
 
 class ResendRequest(Envelope):
@@ -362,7 +147,7 @@ class HostStatusMessage(Envelope):
 HostAck = Annotated[AckMessage | ResendRequest, Field(discriminator="kind")]
 _ACK_ADAPTER: Final[TypeAdapter[AckMessage | ResendRequest]] = TypeAdapter(HostAck)
 
-_ID_ADAPTER: Final[TypeAdapter[str]] = TypeAdapter(_Id)
+_ID_ADAPTER: Final[TypeAdapter[str]] = TypeAdapter(Id)
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -393,6 +178,12 @@ def _explain(exc: ValidationError) -> str:
     return "; ".join(parts)
 
 
+def _unsupported(schema: object) -> str:
+    why = _CHANGES.get(schema) if isinstance(schema, int) else None
+    return (f"schema version {schema!r} is not supported; this side speaks "
+            f"{SCHEMA_VERSION}" + (f" ({why}): upgrade the sender" if why else ""))
+
+
 def parse_message(model: type[M], payload: bytes) -> M:
     """Decode one inbound payload as ``model``; :class:`MessageRejected` says why not.
 
@@ -403,8 +194,7 @@ def parse_message(model: type[M], payload: bytes) -> M:
     command_id = _command_id_of(data)
     schema = data.get("schema")
     if schema != SCHEMA_VERSION:
-        raise MessageRejected(f"schema version {schema!r} is not supported; this table "
-                              f"speaks {SCHEMA_VERSION}", command_id)
+        raise MessageRejected(_unsupported(schema), command_id)
     if model is CommandMessage:
         command = data.get("command")
         name = command.get("name") if isinstance(command, dict) else None
@@ -422,7 +212,7 @@ def parse_host_ack(payload: bytes) -> AckMessage | ResendRequest:
     """Decode a ``host/ack/{id}`` payload: an ack or a resend request."""
     data = _load_object(payload)
     if data.get("schema") != SCHEMA_VERSION:
-        raise MessageRejected(f"schema version {data.get('schema')!r} is not supported")
+        raise MessageRejected(_unsupported(data.get("schema")))
     try:
         return _ACK_ADAPTER.validate_python(data)
     except ValidationError as exc:

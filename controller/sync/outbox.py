@@ -18,8 +18,8 @@ from concurrent.futures import ThreadPoolExecutor
 from types import TracebackType
 from typing import Protocol, Self, TypeVar
 
+from controller.events import JournalEvent, PublicState
 from controller.sync.journal import Journal, Parcel
-from controller.sync.messages import PublicState, TableEvent
 from controller.sync.tasks import stop
 
 log = logging.getLogger(__name__)
@@ -36,7 +36,7 @@ class EventSink(Protocol):
     table display them. A batch (an action and the board and pots it completes) is atomic.
     """
 
-    async def record(self, events: Sequence[TableEvent]) -> Sequence[int]:
+    async def record(self, events: Sequence[JournalEvent]) -> Sequence[int]:
         """Journal ``events`` in order; return their seqs."""
         ...
 
@@ -83,13 +83,13 @@ class Outbox:
         return await asyncio.get_running_loop().run_in_executor(self._pool, fn, *args)
 
     # ------------------------------------------------------------------ the sink
-    async def record(self, events: Sequence[TableEvent]) -> Sequence[int]:
+    async def record(self, events: Sequence[JournalEvent]) -> Sequence[int]:
         """Journal ``events`` (fsync) and queue them for the host; return their seqs."""
         parcels = await self.run(self.journal.append, events)
         self.accept(parcels)
         return [p.seq for p in parcels]
 
-    def record_now(self, events: Sequence[TableEvent]) -> list[int]:
+    def record_now(self, events: Sequence[JournalEvent]) -> list[int]:
         """:meth:`record` for a synchronous caller on the event loop's thread (the live
         table): blocks until the events are durable, on the journal's thread as always,
         then queues them. :class:`~controller.sync.errors.JournalError` if refused."""

@@ -20,7 +20,18 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from controller.rules.actions import BetRaise, Call, Check, Fold, Show
+from controller.events import (
+    ActionAccepted,
+    BoardDealt,
+    HandEnded,
+    HandStarted,
+    HoleCardsDealt,
+    JournalEvent,
+    PlayerSeated,
+    PotAwarded,
+    PublicState,
+)
+from controller.rules.actions import Action
 from controller.rules.cards import DECK, Card
 from controller.rules.config import Variant
 from controller.rules.game import GameConfig
@@ -29,36 +40,9 @@ from controller.sync.commands import CommandDesk
 from controller.sync.journal import KEEP, Journal, Retention
 from controller.sync.ledger import SeatingControls
 from controller.sync.link import LinkSettings, TableLink
-from controller.sync.messages import (
-    ActionAccepted,
-    BoardDealt,
-    HandEnded,
-    HandStarted,
-    HoleCardsDealt,
-    PotAwarded,
-    PublicState,
-    TableChanged,
-    TableEvent,
-)
 from controller.sync.outbox import EventSink, Outbox
 
 log = logging.getLogger("controller.sync.soak_node")
-
-
-def _action_event(hand_no: int, action: object) -> ActionAccepted:
-    match action:
-        case Fold(player=p):
-            return ActionAccepted(hand_no=hand_no, player=p, action="fold")
-        case Check(player=p):
-            return ActionAccepted(hand_no=hand_no, player=p, action="check")
-        case Call(player=p, amount=a):
-            return ActionAccepted(hand_no=hand_no, player=p, action="call", amount=a)
-        case BetRaise(player=p, to=to):
-            return ActionAccepted(hand_no=hand_no, player=p, action="bet_raise", amount=to)
-        case Show(player=p, cards=cards):
-            return ActionAccepted(hand_no=hand_no, player=p, action="show",
-                                  cards=tuple(str(c) for c in cards))
-    raise ValueError(f"not a betting or showdown action: {action!r}")
 
 
 class VirtualTable:
@@ -79,12 +63,12 @@ class VirtualTable:
         return not (state.closed or state.paused or state.hand_in_progress) and \
             sum(1 for s in state.seats if s.stack > 0) >= 2
 
-    async def _emit(self, events: Sequence[TableEvent]) -> None:
+    async def _emit(self, events: Sequence[JournalEvent]) -> None:
         await self._sink.record(events)
         if self._pace:
             await asyncio.sleep(self._pace)
 
-    def _choose(self, hand: Hand) -> object:
+    def _choose(self, hand: Hand) -> Action:
         rng = self._rng
         roll = rng.random()
         if hand.call_amount and roll < 0.3:
@@ -114,15 +98,15 @@ class VirtualTable:
             await self._emit([HoleCardsDealt(hand_no=hand_no, player=player,
                                              cards=tuple(str(c) for c in cards))])
         while True:
-            events: list[TableEvent] = []
+            events: list[JournalEvent] = []
             if hand.phase is Phase.BETTING:
-                events.append(_action_event(hand_no, self._choose(hand)))
+                events.append(ActionAccepted.of(hand_no, self._choose(hand)))
             elif hand.phase is Phase.DEAL_BOARD:
                 cards = [deck.pop() for _ in range(3 if not hand.board else 1)]
                 hand.deal_board(cards)
                 events.append(BoardDealt(hand_no=hand_no, cards=tuple(str(c) for c in cards)))
             elif hand.phase is Phase.SHOWDOWN:
-                events.append(_action_event(hand_no, hand.show()))
+                events.append(ActionAccepted.of(hand_no, hand.show()))
             if hand.is_complete:  # the last action, the pots and the end: one batch
                 events += [PotAwarded(hand_no=hand_no, amount=a.amount, shares=a.shares)
                            for a in hand.awards]
@@ -143,8 +127,8 @@ def open_table(db: str | Path, table: str, *, players: int = 6, stack: int = 20_
         log.warning("hand %d voided after a restart: stacks rolled back",
                     journal.state.hand_no)
     if not journal.state.seats:
-        journal.append([TableChanged(change="player_seated", seat=i + 1, player=f"p{i + 1}",
-                                     stack=stack) for i in range(players)])
+        journal.append([PlayerSeated(seat=i + 1, player=f"p{i + 1}", stack=stack)
+                        for i in range(players)])
     return journal
 
 

@@ -9,8 +9,13 @@ const FLOOR_COMMANDS = new Set(["pause", "resume", "call_clock", "seat_player",
   "remove_player", "move_player"]);
 const COMMAND_ROLES = new Set(["floor", "director", "admin"]);
 const SHORT_BY = 2; // a table this many players below the fullest one is short-handed
-const REFRESHING_EVENTS = new Set(["table_changed", "hand_started", "hand_ended",
-  "hand_voided"]);
+// the events that change what the table's row shows: its changes (one kind each, as in
+// controller/events) and the hand's start and end
+const REFRESHING_EVENTS = new Set(["hand_started", "hand_ended", "hand_voided",
+  "paused", "resumed", "level_set", "clock_called", "hand_for_hand_set",
+  "colour_up_scheduled", "player_seated", "player_removed", "player_moved", "table_closed",
+  "sat_out", "came_back", "player_busted", "hand_released", "clock_synced", "break_started",
+  "break_ended", "penalty_served"]);
 
 const state = {
   token: null,

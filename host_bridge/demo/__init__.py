@@ -7,6 +7,7 @@ a small tournament with accelerated clocks run by the bridge's director, shown l
 the terminal with ``rich``. Ctrl-C stops everything and leaves nothing behind.
 
 - :mod:`.cli`: the command line (``main(argv)``).
+- :mod:`.options`: :class:`~.options.DemoOptions`, what a run is asked for.
 - :mod:`.floor`: :class:`~.floor.DemoRun`, one run from start to an orderly stop.
 - :mod:`.broker`: which broker, and the embedded one.
 - :mod:`.tables`: the table controllers as child processes.
@@ -14,5 +15,5 @@ the terminal with ``rich``. Ctrl-C stops everything and leaves nothing behind.
 - :mod:`.progress`: the terminal view.
 
 The bridge's rooms may not import the live table (DESIGN.md), so the tables run only as
-``python -m controller.app table run ...`` processes, exactly as on a floor.
+``python -m controller.table_runner table run ...`` processes, exactly as on a floor.
 """

@@ -11,7 +11,8 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from host_bridge.demo.broker import BrokerUnavailable
-from host_bridge.demo.floor import DemoError, DemoOptions, DemoRun
+from host_bridge.demo.floor import DemoRun
+from host_bridge.demo.options import DemoError, DemoOptions
 
 
 def _parser() -> argparse.ArgumentParser:

@@ -13,17 +13,15 @@ import logging
 import time
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import Any, Protocol
 
 from sqlalchemy.orm import Session, sessionmaker
 
 from host_bridge.bridge import Bridge
+from host_bridge.demo.options import DemoOptions
 from host_bridge.demo.progress import Standing
 
 log = logging.getLogger(__name__)
-
-if TYPE_CHECKING:
-    from host_bridge.demo.floor import DemoOptions
 
 
 def table_ids(tables: int) -> list[str]:

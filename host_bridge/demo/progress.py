@@ -14,6 +14,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from pydantic import ValidationError
 from rich.console import Group, RenderableType
 from rich.panel import Panel
 from rich.table import Table
@@ -21,6 +22,28 @@ from rich.text import Text
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session, sessionmaker
 
+from controller.events import (
+    TABLE_EVENTS,
+    BreakEnded,
+    BreakStarted,
+    CameBack,
+    ClockCalled,
+    ColourUpScheduled,
+    HandForHandSet,
+    HandVoided,
+    LevelSet,
+    MisdealDeclared,
+    PenaltyServed,
+    PlayerBusted,
+    PlayerMoved,
+    PlayerRemoved,
+    PlayerSeated,
+    PublicEvent,
+    SatOut,
+    ShotClockReport,
+    StackAdjusted,
+    TableClosed,
+)
 from host_bridge.models import Hand, PokerTable, Seat
 
 
@@ -109,64 +132,74 @@ def read_floor(sessions: sessionmaker[Session]) -> FloorView:
 
 
 # ------------------------------------------------------------------------ the event log
-NOTABLE_CHANGES = {
-    "level_set": "level {level}", "player_busted": "{player} is out (seat {seat})",
-    "player_moved": "{player} moves to table {to_table} with {stack}",
-    "player_seated": "{player} sits in seat {seat} with {stack}",
-    "player_removed": "{player} leaves seat {seat}", "table_closed": "table closed",
-    "hand_for_hand": "hand-for-hand", "colour_up_scheduled": "colour-up at level {level}",
-    "clock_called": "clock called on seat {seat}",
-    "break_started": "break", "break_ended": "break over",
-}
-# the director holds tables between hands to move players, and syncs their clocks: the
-# mechanics of the floor, too many to be news
-QUIET_CHANGES = frozenset({"paused", "resumed", "clock_synced", "hand_released"})
+def _chips(stack: int | None) -> str:
+    return "?" if stack is None else f"{stack:,}"
+
+
+def _line(event: PublicEvent) -> str | None:
+    """What is news in one table event (None: not news). The director holds tables
+    between hands to move players and syncs their clocks: those mechanics of the floor
+    (pause, resume, clock sync, hand released) are too many to be news, and so is every
+    step of a hand."""
+    match event:
+        case LevelSet(level=level):
+            return f"level {level}"
+        case PlayerBusted(player=player, seat=seat):
+            return f"{player} is out (seat {seat})"
+        case PlayerMoved(player=player, to_table=to_table, stack=stack):
+            return f"{player} moves to table {to_table} with {_chips(stack)}"
+        case PlayerSeated(player=player, seat=seat, stack=stack):
+            return f"{player} sits in seat {seat} with {_chips(stack)}"
+        case PlayerRemoved(player=player, seat=seat):
+            return f"{player} leaves seat {seat}"
+        case SatOut(seat=seat):
+            return f"seat {seat} sits out"
+        case CameBack(seat=seat):
+            return f"seat {seat} is back"
+        case PenaltyServed(player=player, hands_left=left):
+            return f"{player} serves a penalty hand ({left} left)"
+        case TableClosed():
+            return "table closed"
+        case HandForHandSet(on=on):
+            return f"hand-for-hand {'starts' if on else 'ends'}"
+        case ColourUpScheduled(level=level):
+            return f"colour-up at level {level}"
+        case ClockCalled(seat=seat):
+            return f"clock called on seat {seat}"
+        case BreakStarted(colour_up=chips) if chips:
+            return f"break; the {', '.join(str(c) for c in chips)} chips colour up (chip race)"
+        case BreakStarted():
+            return "break"
+        case BreakEnded():
+            return "break over"
+        case StackAdjusted(reason=reason, seats=seats):
+            return f"{reason.replace('_', '-')}, {len(seats)} stack(s) adjusted"
+        case ShotClockReport(what="ruled", seat=seat):
+            return f"shot clock ran out on seat {seat}"
+        case MisdealDeclared(hand_no=hand_no):
+            return f"hand {hand_no} misdealt"
+        case HandVoided(hand_no=hand_no):
+            return f"hand {hand_no} voided"
+        case _:
+            return None
 
 
 def describe(item: Mapping[str, Any]) -> str | None:
     """A short line for a feed item worth showing, or None (the hand's every action is
-    not). Public fields only: the feed never carries hole cards."""
+    not). Public fields only: the feed never carries hole cards. A feed item's event is
+    parsed once into the vocabulary and dispatched by type."""
     kind = item.get("type")
     table = item.get("table", "?")
     if kind == "status":
         return f"{table}: {'online' if item.get('online') else 'offline'}"
     if kind != "event":
         return None
-    event = item.get("event") or {}
-    what = event.get("kind")
-    if what == "table_changed":
-        change = str(event.get("change"))
-        if change in QUIET_CHANGES:
-            return None
-        if change == "hand_for_hand":
-            return f"{table}: hand-for-hand {'starts' if event.get('on') else 'ends'}"
-        if change == "break_started" and event.get("colour_up"):
-            chips = ", ".join(str(c) for c in event["colour_up"])
-            return f"{table}: break; the {chips} chips colour up (chip race)"
-        template = NOTABLE_CHANGES.get(change, change.replace("_", " "))
-        fields = {k: ("?" if v is None else (f"{v:,}" if k == "stack" and isinstance(v, int)
-                                             else v))
-                  for k, v in event.items()}
-        try:
-            return f"{table}: {template.format_map(_Blank(fields))}"
-        except (ValueError, IndexError):
-            return f"{table}: {change}"
-    if what == "stack_adjusted":
-        seats = event.get("seats") or []
-        reason = str(event.get("reason", "")).replace("_", "-")
-        return f"{table}: {reason}, {len(seats)} stack(s) adjusted"
-    if what == "shot_clock" and event.get("what") == "ruled":
-        return f"{table}: shot clock ran out on seat {event.get('seat')}"
-    if what in ("misdeal_declared", "hand_voided"):
-        return f"{table}: hand {event.get('hand_no')} {what.replace('_', ' ')}"
-    if what is not None and ("colour" in what or "race" in what or "break" in what):
-        return f"{table}: {what.replace('_', ' ')}"
-    return None
-
-
-class _Blank(dict[str, Any]):
-    def __missing__(self, key: str) -> str:
-        return "?"
+    try:
+        event = TABLE_EVENTS.validate_python(item.get("event"))
+    except ValidationError:
+        return None  # not an event of this vocabulary: nothing to say about it
+    line = _line(event)
+    return None if line is None else f"{table}: {line}"
 
 
 @dataclass

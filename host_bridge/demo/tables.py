@@ -49,7 +49,7 @@ class TableSpec:
 
     def command(self) -> list[str]:
         """The command line (the running interpreter, so the same venv)."""
-        return [sys.executable, "-m", "controller.app", "table", "run", "--profile",
+        return [sys.executable, "-m", "controller.table_runner", "table", "run", "--profile",
                 "virtual", "--table", self.table, "--broker", self.broker, "--db",
                 str(self.db), "--site", self.site, *self.extra]
 

@@ -1,8 +1,9 @@
 """Compensation when a tournament is cancelled for software problems (CANCEL-1..9).
 
 Each function takes the facts at the moment of cancellation and returns, per player, a
-:class:`Compensation` in cents. The :class:`~host_bridge.director.tournament.Tournament`
-picks the stage (:meth:`Tournament.cancel`); these are also usable on their own.
+:class:`Compensation` in cents. :func:`compensate` picks the rule by the stage the event
+reached, from the records the :class:`~host_bridge.director.tournament.Tournament` passes
+in (:meth:`Tournament.cancel`); the others are also usable on their own.
 
 Decisions where RULES.md is [interp] or silent, taken literally:
 
@@ -19,16 +20,13 @@ Decisions where RULES.md is [interp] or silent, taken literally:
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
-from .entries import Stage
+from .entries import Entry
 from .errors import PayoutError
-from .payouts import icm_chop, split_cents
-
-if TYPE_CHECKING:
-    from .tournament import Tournament
+from .payouts import PrizePool, icm_chop, split_cents
+from .setup import TournamentSetup
 
 
 @dataclass(frozen=True, slots=True)
@@ -123,23 +121,27 @@ def cancel_jackpot(stacks: Mapping[str, int], fee: int, pool: int,
             for n, s in zip(names, shares, strict=True)}
 
 
-def cancel_tournament(t: Tournament) -> dict[str, Compensation]:
-    """Each player's compensation if ``t`` is cancelled now, by the stage it reached
-    (CANCEL-1..4, 6, 7); :meth:`Tournament.cancel` checks and marks it cancelled."""
-    if t.stage is Stage.REGISTERING:
+def compensate(entries: Iterable[Entry], setup: TournamentSetup, pool: PrizePool,
+               prizes: Sequence[int], *, started: bool, in_the_money: bool,
+               tables_in_play: int) -> dict[str, Compensation]:
+    """Each player's compensation if the event is cancelled now, by the stage it reached
+    (CANCEL-1..4, 6, 7): ``entries`` all of them, ``prizes`` best first, ``tables_in_play``
+    the tables with players seated."""
+    entries = list(entries)
+    if not started:
         paid: dict[str, int] = {}
-        for e in t.entries.values():
+        for e in entries:
             paid[e.player] = paid.get(e.player, 0) + e.paid_pool + e.paid_fees
         return cancel_before_start(paid)
-    alive = t.alive()
+    alive = [e for e in entries if e.in_event]
     stacks = {e.player: e.stack for e in alive}
     fees = {e.player: e.paid_fees for e in alive}
     bounties = {e.player: e.bounty for e in alive if e.bounty}
-    unpaid = list(t.prizes()[:len(alive)])
-    if t.setup.sit_and_go and t.setup.fixed_prizes:  # a jackpot game
-        return cancel_jackpot(stacks, t.setup.fee, t.pool.total, unpaid, unpaid=sum(unpaid))
-    if not t.in_the_money:
-        return cancel_before_money(stacks, fees, t.pool.collected + t.pool.added, bounties)
-    if len([ts for ts in t.floor.tables.values() if ts.players]) > 1:
+    unpaid = list(prizes[:len(alive)])
+    if setup.sit_and_go and setup.fixed_prizes:  # a jackpot game
+        return cancel_jackpot(stacks, setup.fee, pool.total, unpaid, unpaid=sum(unpaid))
+    if not in_the_money:
+        return cancel_before_money(stacks, fees, pool.collected + pool.added, bounties)
+    if tables_in_play > 1:
         return cancel_in_money(stacks, fees, unpaid, bounties)
     return cancel_final_table(stacks, fees, unpaid, bounties)

@@ -38,6 +38,11 @@ class Entry:
     bounty: int = 0  # current bounty on this entry's head (TOURN-17)
     bounty_won: int = 0
 
+    @property
+    def in_event(self) -> bool:
+        """Still in the event: playing, or out of chips while a rebuy is open (TOURN-10)."""
+        return self.status in (Status.ACTIVE, Status.PENDING)
+
 
 @dataclass(frozen=True, slots=True)
 class HandResult:

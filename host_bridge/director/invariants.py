@@ -15,28 +15,29 @@ A broken invariant is a bug in the director or in a report it accepted, so it ra
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Mapping
 
-from .entries import Stage
-
-if TYPE_CHECKING:
-    from .tournament import Tournament
+from .entries import Entry, Stage
+from .seating import Floor
 
 
-def check_tournament(t: Tournament) -> None:
-    """Raise ``AssertionError`` naming the first invariant that does not hold."""
-    t.floor.check()
-    seated = set(t.floor.where)
-    alive = {e.player for e in t.alive()}
-    if t.stage is Stage.RUNNING and seated != alive:
+def check_field(stage: Stage, floor: Floor, entries: Mapping[str, Entry],
+                places: Mapping[str, tuple[int, int]], *, issued: int, removed: int) -> None:
+    """Raise ``AssertionError`` naming the first invariant that does not hold, over a
+    tournament's records: its ``stage``, seating chart, entries by key, the places given
+    (entry -> (best, worst)), and the chips issued and removed so far."""
+    floor.check()
+    alive_entries = [e for e in entries.values() if e.in_event]
+    seated = set(floor.where)
+    alive = {e.player for e in alive_entries}
+    if stage is Stage.RUNNING and seated != alive:
         raise AssertionError(f"seated {sorted(seated ^ alive)} disagree with the field")
-    if t.chips_in_play() != t.issued - t.removed:
-        raise AssertionError(f"chips: {t.chips_in_play()} in play, "
-                             f"{t.issued - t.removed} issued")
-    places = t.places()
-    alive_keys = {e.key for e in t.alive()}
-    out = set(t.entries) - alive_keys
-    expected = set(t.entries) if t.stage is Stage.FINISHED else out
+    in_play = sum(e.stack for e in alive_entries)
+    if in_play != issued - removed:
+        raise AssertionError(f"chips: {in_play} in play, {issued - removed} issued")
+    alive_keys = {e.key for e in alive_entries}
+    out = set(entries) - alive_keys
+    expected = set(entries) if stage is Stage.FINISHED else out
     if set(places) != expected:
         raise AssertionError(f"placed {sorted(set(places) ^ expected)} disagree with the "
                              "entries out")
@@ -47,6 +48,6 @@ def check_tournament(t: Tournament) -> None:
         if worst - best + 1 != n:
             raise AssertionError(f"place {best}-{worst} is shared by {n} entries")
     covered = sorted(p for best, worst in held for p in range(best, worst + 1))
-    lowest = len(t.entries) - len(places) + 1
-    if covered != list(range(lowest, len(t.entries) + 1)):
-        raise AssertionError(f"places {covered} do not tile {lowest}..{len(t.entries)}")
+    lowest = len(entries) - len(places) + 1
+    if covered != list(range(lowest, len(entries) + 1)):
+        raise AssertionError(f"places {covered} do not tile {lowest}..{len(entries)}")

@@ -8,6 +8,12 @@ rebuilt by replaying the rows through the same code: the model is deterministic 
 inputs and the seeded ``random.Random`` it draws seats with, so replay reproduces it
 exactly, without a second serialisation of every model object to keep in step.
 
+The inputs are typed: :data:`DirectorInput` is one discriminated union (``kind``) of
+frozen models; a table's report (:class:`TableReport`) carries the table's event as the
+vocabulary's typed :data:`~controller.events.TableEvent`. A row is the input's ``kind``
+and the rest of its fields as JSON; :meth:`DirectorJournal.replay` parses each row back
+into its model once.
+
 Bridge side (SQLAlchemy); not part of the pure core.
 """
 
@@ -15,14 +21,130 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Annotated, Any, Final, Literal
 
+from pydantic import Field, TypeAdapter, ValidationError
 from sqlalchemy import JSON, Float, Integer, String, UniqueConstraint, func, select
 from sqlalchemy.orm import Mapped, Session, mapped_column, sessionmaker
 
+from controller.events import Frozen, TableEvent
 from host_bridge.models import ID, Base
 
 
+# ---------------------------------------------------------------------------- the inputs
+class Create(Frozen):
+    """The tournament was created with these options (``TournamentOptions.to_json``)."""
+
+    kind: Literal["create"] = "create"
+    options: dict[str, Any]
+    id: str
+
+
+class Register(Frozen):
+    """A player entered (before the start, or late: TOURN-4)."""
+
+    kind: Literal["register"] = "register"
+    player: str
+
+
+class Start(Frozen):
+    """The seat draw (TOURN-2) and the clock's start."""
+
+    kind: Literal["start"] = "start"
+    clock: None = None
+
+
+class TableReport(Frozen):
+    """An event a table reported (stored by the bridge), with the table's seq."""
+
+    kind: Literal["event"] = "event"
+    table: str
+    seq: int
+    event: TableEvent
+
+
+class Buy(Frozen):
+    """A rebuy or add-on asked of a table (TOURN-10..12)."""
+
+    kind: Literal["buy"] = "buy"
+    player: str
+    what: Literal["rebuy", "add_on"]
+
+
+class BuyRefused(Frozen):
+    """The table refused that rebuy or add-on."""
+
+    kind: Literal["buy_refused"] = "buy_refused"
+    player: str
+    what: Literal["rebuy", "add_on"]
+
+
+class LevelUp(Frozen):
+    """The host's level clock moved the tournament to level ``number``."""
+
+    kind: Literal["level"] = "level"
+    number: int
+
+
+class BreakBegun(Frozen):
+    """The host's level clock began a break."""
+
+    kind: Literal["break"] = "break"
+
+
+class ClockState(Frozen):
+    """The host's level clock as it stood (``LevelClock.state``), to restore it."""
+
+    kind: Literal["clock"] = "clock"
+    state: dict[str, Any]
+
+
+class FloorOp(Frozen):
+    """A floor operation carried out: ``balance``, ``break`` a table, the ``redraw``."""
+
+    kind: Literal["floor"] = "floor"
+    op: str
+    table: int | None = None
+
+
+class HandForHandOn(Frozen):
+    """Hand-for-hand began with these tables (TOURN-22)."""
+
+    kind: Literal["h4h_on"] = "h4h_on"
+    tables: list[int]
+
+
+class HandForHandOff(Frozen):
+    """Hand-for-hand ended."""
+
+    kind: Literal["h4h_off"] = "h4h_off"
+
+
+class HandForHandSkip(Frozen):
+    """Hand-for-hand: a table with fewer than two players skips the hand."""
+
+    kind: Literal["h4h_skip"] = "h4h_skip"
+    table: int
+
+
+class LastHandsDrawn(Frozen):
+    """TOURN-27: the last hands of the day; ``card`` None: drawn when applied."""
+
+    kind: Literal["last_hands"] = "last_hands"
+    card: int | None = None
+    seconds_left: float
+
+
+DirectorInput = Annotated[
+    Create | Register | Start | TableReport | Buy | BuyRefused | LevelUp | BreakBegun
+    | ClockState | FloorOp | HandForHandOn | HandForHandOff | HandForHandSkip
+    | LastHandsDrawn,
+    Field(discriminator="kind")]
+"""Every input the director journals, one model a kind."""
+_INPUTS: Final[TypeAdapter[DirectorInput]] = TypeAdapter(DirectorInput)
+
+
+# ---------------------------------------------------------------------------- the store
 class DirectorRecord(Base):
     """One input of one tournament's director, in the order it was applied."""
 
@@ -38,12 +160,11 @@ class DirectorRecord(Base):
 
 
 @dataclass(frozen=True, slots=True)
-class Input:
-    """One journaled input."""
+class Journaled:
+    """One journaled input, with its number and when it was written."""
 
     seq: int
-    kind: str
-    body: dict[str, Any]
+    entry: DirectorInput
     at: float
 
 
@@ -54,9 +175,9 @@ class DirectorJournal:
         self._sessions = sessions
         self._seq: dict[str, int] = {}
 
-    def append_many(self, tournament: str, inputs: Sequence[tuple[str, dict[str, Any]]],
+    def append_many(self, tournament: str, inputs: Sequence[DirectorInput],
                     at: float) -> None:
-        """Write ``inputs`` (kind, body) in one transaction, numbered after the last."""
+        """Write ``inputs`` in one transaction, numbered after the last."""
         if not inputs:
             return
         with self._sessions() as session, session.begin():
@@ -64,20 +185,28 @@ class DirectorJournal:
             if seq is None:
                 seq = session.scalar(select(func.max(DirectorRecord.seq)).where(
                     DirectorRecord.tournament == tournament)) or 0
-            for kind, body in inputs:
+            for entry in inputs:
                 seq += 1
-                session.add(DirectorRecord(tournament=tournament, seq=seq, kind=kind,
-                                           body=body, at=at))
+                session.add(DirectorRecord(tournament=tournament, seq=seq, kind=entry.kind,
+                                           body=entry.model_dump(mode="json",
+                                                                 exclude={"kind"}), at=at))
         self._seq[tournament] = seq
 
-    def replay(self, tournament: str) -> Iterator[Input]:
-        """The tournament's inputs in order."""
+    def replay(self, tournament: str) -> Iterator[Journaled]:
+        """The tournament's inputs in order, each parsed into its model (a row that is
+        not one, e.g. a table event of an older wire schema, raises ``ValueError``)."""
         with self._sessions() as session:
             rows = session.execute(select(DirectorRecord.seq, DirectorRecord.kind,
                                           DirectorRecord.body, DirectorRecord.at).where(
                 DirectorRecord.tournament == tournament).order_by(DirectorRecord.seq)).all()
         for row in rows:
-            yield Input(row.seq, row.kind, dict(row.body), row.at)
+            try:
+                entry = _INPUTS.validate_python({**row.body, "kind": row.kind})
+            except ValidationError as exc:
+                raise ValueError(f"tournament {tournament}: journaled input {row.seq} "
+                                 f"({row.kind}) is not readable: {exc.errors()[0]['msg']}"
+                                 ) from None
+            yield Journaled(row.seq, entry, row.at)
         self._seq[tournament] = rows[-1].seq if rows else 0
 
     def latest(self) -> str | None:

@@ -18,23 +18,37 @@ and the table's never part:
 A refusal by the table is journaled (``buy_refused``) and raised as a
 :class:`DirectorError` with the table's reason; a table that does not answer in time
 raises :class:`PurchaseUnconfirmed` (its report, if it comes later, still applies).
-Bridge side; mixed into :class:`~host_bridge.director.service.TournamentDirector`.
+
+:class:`Purchases` is given the model, the tables' views and wire ids, the link to the
+tables, the lock that keeps purchases and floor work apart (no balancing moves the player
+meanwhile), a way to journal and apply its ``buy``/``buy_refused`` inputs, and where
+anomalies go. Bridge side.
 """
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Sequence
-from typing import Any
+from collections.abc import Callable, Mapping
+from typing import Any, Literal
 
-from controller.sync.messages import AddChips, Command, ReplyMessage, SeatPlayer
+from controller.events import (
+    AddChips,
+    Command,
+    PlayerSeated,
+    PublicEvent,
+    SeatPlayer,
+    StackAdjusted,
+)
 
 from .entries import Status
 from .errors import DirectorError
-from .floorwork import TableView
+from .floorstate import TableView
+from .journal import Buy, BuyRefused
+from .tablelink import TableLink
 from .tournament import Tournament
 
 RULE = {"rebuy": "TOURN-11", "add_on": "TOURN-12"}
+What = Literal["rebuy", "add_on"]
 
 
 class PurchaseUnconfirmed(DirectorError):
@@ -42,32 +56,20 @@ class PurchaseUnconfirmed(DirectorError):
 
 
 class Purchases:
-    """The director's rebuys and add-ons (mixed into the director)."""
+    """The director's rebuys and add-ons, from the request to the table's report."""
 
-    model: Tournament
-    views: dict[str, TableView]
-    wires: dict[int, str]
-    asked: dict[str, str]  # player -> "rebuy"/"add_on" asked of the table, not yet reported
-    _floor_lock: asyncio.Lock
-
-    def _record(self, kind: str, body: dict[str, Any]) -> Any:
-        raise NotImplementedError
-
-    async def _command(self, wire: str, command: Command) -> ReplyMessage | None:
-        raise NotImplementedError
-
-    async def _hold(self, wires: Sequence[str]) -> None:
-        raise NotImplementedError
-
-    async def _release(self, wires: Sequence[str]) -> None:
-        raise NotImplementedError
-
-    async def _until(self, ready: Callable[[], bool], timeout_s: float | None = None, *,
-                     quiet: bool = False) -> bool:
-        raise NotImplementedError
-
-    def _anomaly(self, what: str) -> None:
-        raise NotImplementedError
+    def __init__(self, model: Tournament, views: Mapping[str, TableView],
+                 wires: Mapping[int, str], link: TableLink, lock: asyncio.Lock, *,
+                 record: Callable[[Buy | BuyRefused], Any],
+                 anomaly: Callable[[str], None]) -> None:
+        self._model = model
+        self._views = views
+        self._wires = wires
+        self._link = link
+        self._lock = lock
+        self._record = record
+        self._anomaly = anomaly
+        self.asked: dict[str, What] = {}  # asked of the table, not yet reported
 
     # -- the director's commands ------------------------------------------------------------
     async def rebuy(self, player: str) -> None:
@@ -80,90 +82,90 @@ class Purchases:
         table has the chips."""
         await self._buy(player, "add_on")
 
-    def _verify(self, player: str, what: str) -> None:
+    def _verify(self, player: str, what: What) -> None:
         if what == "rebuy":
-            self.model.verify_rebuy(player)
+            self._model.verify_rebuy(player)
         else:
-            self.model.verify_add_on(player)
+            self._model.verify_add_on(player)
 
-    def _bought(self, player: str, what: str) -> int:
-        e = self.model.entry(player)
+    def _bought(self, player: str, what: What) -> int:
+        e = self._model.entry(player)
         return e.rebuys if what == "rebuy" else int(e.add_on)
 
-    async def _buy(self, player: str, what: str) -> None:
+    async def _buy(self, player: str, what: What) -> None:
         try:  # refused at once, before any table is held ...
             self._verify(player, what)
         except DirectorError as exc:
             if exc.rule != "TOURN-11":  # ... unless only a hand in play stands in the way:
                 raise  # the hold below waits for it to end
-        async with self._floor_lock:  # no balancing moves the player meanwhile
-            number, seat = self.model.floor.seat_of(player)
-            wire = self.wires[number]
-            view = self.views[wire]
+        async with self._lock:  # no balancing moves the player meanwhile
+            number, seat = self._model.floor.seat_of(player)
+            wire = self._wires[number]
+            view = self._views[wire]
             held_here = not view.paused and not view.closed
-            await self._hold([wire])
+            await self._link.hold([wire])
             try:
                 await self._carry_out(player, what, wire, seat)
             finally:
                 if held_here:
-                    await self._release([wire])
+                    await self._link.release([wire])
 
-    async def _carry_out(self, player: str, what: str, wire: str, seat: int) -> None:
+    async def _carry_out(self, player: str, what: What, wire: str, seat: int) -> None:
         self._verify(player, what)  # again: the table's last hand is in now
-        setup = self.model.setup
+        setup = self._model.setup
         chips = ((setup.rebuy_chips if what == "rebuy" else setup.add_on_chips)
                  or setup.stack)
-        e = self.model.entry(player)
+        e = self._model.entry(player)
         before = self._bought(player, what)
-        self._record("buy", {"player": player, "what": what})
+        self._record(Buy(player=player, what=what))
         command: Command
-        if self.views[wire].seats.get(seat) == player:
-            command = AddChips(seat=seat, player=player, chips=chips,
-                               reason="add_on" if what == "add_on" else "rebuy")
+        if self._views[wire].seats.get(seat) == player:
+            command = AddChips(seat=seat, player=player, chips=chips, reason=what)
         else:  # TOURN-10: a bust the table unseated comes back with the rebuy's chips
             command = SeatPlayer(seat=seat, player=player, stack=e.stack + chips)
-        reply = await self._command(wire, command)
+        reply = await self._link.command(wire, command)
         if reply is not None and reply.status != "ok":
-            self._record("buy_refused", {"player": player, "what": what})
+            self._record(BuyRefused(player=player, what=what))
             raise DirectorError(f"table {wire} refused the {what.replace('_', '-')} for "
                                 f"{player}: {reply.error}", RULE[what])
-        if not await self._until(lambda: self._bought(player, what) > before, quiet=True):
+        if not await self._link.until(lambda: self._bought(player, what) > before,
+                                      quiet=True):
             raise PurchaseUnconfirmed(
                 f"table {wire} has not reported the {what.replace('_', '-')} for {player} "
                 "yet; the director applies it when the table does (look at the "
                 "tournament again)", RULE[what])
 
     # -- journal and reports ----------------------------------------------------------------
-    def _apply_purchase(self, kind: str, body: dict[str, Any]) -> None:
+    def journaled(self, entry: Buy | BuyRefused) -> None:
         """A journaled ``buy`` or ``buy_refused`` input."""
-        if kind == "buy":
-            self.asked[str(body["player"])] = str(body["what"])
-        elif self.asked.get(str(body["player"])) == body["what"]:
-            del self.asked[str(body["player"])]
+        match entry:
+            case Buy(player=player, what=what):
+                self.asked[player] = what
+            case BuyRefused(player=player, what=what) if self.asked.get(player) == what:
+                del self.asked[player]
 
-    def _purchase_reported(self, wire: str, ev: dict[str, Any]) -> None:
+    def reported(self, wire: str, ev: PublicEvent) -> None:
         """A table report that carries a rebuy or add-on: the model follows it."""
-        kind = ev.get("kind")
-        view = self.views[wire]
-        if kind == "stack_adjusted" and ev.get("reason") in ("rebuy", "add_on"):
-            for adj in ev.get("seats", ()):
-                self._apply_bought(wire, view.seats.get(adj.get("seat")), str(ev["reason"]),
-                                   int(adj.get("after", 0)))
-        elif kind == "table_changed" and ev.get("change") == "player_seated":
-            player = ev.get("player")
-            if isinstance(player, str) and self.asked.get(player) == "rebuy" \
-                    and player in self.model.current \
-                    and self.model.entry(player).status is Status.PENDING:
-                self._apply_bought(wire, player, "rebuy", int(ev.get("stack") or 0))
+        view = self._views[wire]
+        model = self._model
+        match ev:
+            case StackAdjusted(reason="rebuy" | "add_on" as reason, seats=seats):
+                for adj in seats:
+                    self._apply_bought(wire, view.seats.get(adj.seat), reason, adj.after)
+            case PlayerSeated(player=player, stack=stack) \
+                    if self.asked.get(player) == "rebuy" and player in model.current \
+                    and model.entry(player).status is Status.PENDING:
+                self._apply_bought(wire, player, "rebuy", stack)
 
-    def _apply_bought(self, wire: str, player: str | None, what: str, after: int) -> None:
+    def _apply_bought(self, wire: str, player: str | None, what: What, after: int) -> None:
         if player is None or self.asked.get(player) != what:
             self._anomaly(f"table {wire} reported a {what} for {player} that the director "
                           "did not ask for")
             return
         del self.asked[player]
         try:
-            entry = self.model.rebuy(player) if what == "rebuy" else self.model.add_on(player)
+            entry = self._model.rebuy(player) if what == "rebuy" else \
+                self._model.add_on(player)
         except DirectorError as exc:
             self._anomaly(f"table {wire}'s {what} for {player}: {exc}")
             return

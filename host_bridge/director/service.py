@@ -12,10 +12,11 @@ to the floor through the bridge:
   for each break with a colour-up; ``Pause``/``Resume`` to hold tables (below);
   ``AddChips`` for a rebuy or add-on (:mod:`.purchases`, TOURN-10..12).
 * **Reports in** from the events the bridge has stored, in each table's seq order
-  (:meth:`observe`, hooked into :class:`~host_bridge.bridge.Bridge`): ``hand_started``/
-  ``hand_ended`` (stacks, eliminations, places), ``hand_voided``, ``table_changed``
-  (``player_seated``, ``player_moved`` with the stack, ``player_busted``,
-  ``player_removed``, ``paused``/``resumed``, ``hand_for_hand``, ``table_closed``),
+  (:meth:`observe`, hooked into :class:`~host_bridge.bridge.Bridge`, typed events
+  dispatched with ``match``): ``hand_started``/``hand_ended`` (stacks, eliminations,
+  places), ``hand_voided``, the table's changes (``player_seated``, ``player_moved`` with
+  the stack, ``player_busted``, ``player_removed``, ``paused``/``resumed``,
+  ``hand_for_hand_set``, ``table_closed``),
   ``stack_adjusted`` (a colour-up's chip race; a rebuy or add-on) and ``shot_clock``
   (a time-bank chip spent: the count a moved player carries, TOURN-32). After every
   hand the invariants are checked (every player seated once, no table over its seats,
@@ -23,7 +24,8 @@ to the floor through the bridge:
   and logged at ERROR.
 
 How moves are carried out (TOURN-19/20/21/28): the model decides; the tables are then
-made to match it (:meth:`_reconcile`: every player the model seats elsewhere leaves with
+made to match it (:meth:`FloorWork.reconcile`: every player the model seats elsewhere
+leaves with
 ``MovePlayer``, then everyone not yet in their model seat is seated with ``SeatPlayer``).
 Tables move players between hands only, so before any balancing, break or redraw every
 live table is *held*: outside hand-for-hand it is paused (its ``paused`` event, after its
@@ -35,6 +37,15 @@ dealt to until balanced (TOURN-19). The level clock is the host's (a controller.
 Persistence: every input is journaled before it is applied
 (:class:`~host_bridge.director.journal.DirectorJournal`) and a restart replays them
 (:meth:`restore`), then makes the tables match the model again.
+
+The director composes small collaborators, each given only what it needs (the model, the
+tables' views, the dealing state, callables to journal an input or note an anomaly):
+:class:`~.tablelink.TableLink` (commands, holding tables, waiting for reports),
+:class:`~.reports.TableReports` (reports applied to the model), :class:`~.floorplan.FloorPlan`
+(the floor's operations decided, pure), :class:`~.floorwork.FloorWork` (carried out at the
+tables), :class:`~.releases.HandReleases` (hand-for-hand, the last hands of the day) and
+:class:`~.purchases.Purchases` (rebuys and add-ons). The director itself journals and
+applies every input, runs the floor's task and the host's level clock.
 
 The API a demo calls in-process::
 
@@ -54,8 +65,8 @@ import logging
 import random
 import time
 import uuid
-from collections.abc import Callable, Iterable, Sequence
-from typing import Any, Protocol
+from collections.abc import Callable, Sequence
+from typing import Any, Final, assert_never
 
 from sqlalchemy import select
 from sqlalchemy.orm import Session, sessionmaker
@@ -63,43 +74,63 @@ from sqlalchemy.orm import Session, sessionmaker
 from controller.clocks.events import BreakStarted, LevelStarted
 from controller.clocks.level_clock import LevelClock
 from controller.clocks.timebank import ExtensionChips
-from controller.sync.messages import (
+from controller.events import (
+    EVENT_TYPES,
+    Change,
     CloseTable,
     Command,
-    EventMessage,
-    NextHand,
-    ReplyMessage,
+    HandEnded,
+    HandStarted,
+    HandVoided,
+    MisdealDeclared,
     ScheduleColourUp,
+    ShotClockReport,
     SyncClock,
 )
-from controller.sync.messages import (
-    HandForHand as HandForHandCommand,
-)
+from controller.sync.messages import EventMessage, ReplyMessage
 from host_bridge.models import EventRecord
 
 from .entries import Stage
 from .errors import DirectorError
-from .floorwork import FloorWork, TableView
+from .floorplan import FloorPlan
+from .floorstate import Dealing, TableView, live_wires
+from .floorwork import FloorWork
 from .handforhand import HandForHand, LastHands
-from .journal import DirectorJournal
+from .journal import (
+    BreakBegun,
+    Buy,
+    BuyRefused,
+    ClockState,
+    Create,
+    DirectorInput,
+    DirectorJournal,
+    FloorOp,
+    HandForHandOff,
+    HandForHandOn,
+    HandForHandSkip,
+    LastHandsDrawn,
+    LevelUp,
+    Register,
+    Start,
+    TableReport,
+)
 from .options import TournamentOptions
 from .purchases import Purchases
+from .releases import HandReleases
+from .reports import TableReports
+from .standings import snapshot
+from .tablelink import CommandSender, TableLink
 from .tournament import Tournament
 
 log = logging.getLogger(__name__)
-_REPORTS = frozenset({"hand_started", "hand_ended", "hand_voided", "misdeal", "table_changed",
-                      "stack_adjusted", "shot_clock"})
-ACTOR = "tournament-director"
+#: the table events the director journals and applies: the hand's start and end, and every
+#: change to the table (seats, stacks, pause, hand-for-hand...), the shot clock's reports
+_REPORTS: Final = (HandStarted, HandEnded, HandVoided, MisdealDeclared, ShotClockReport, Change)
+_REPORT_KINDS: Final = sorted(t.model_fields["kind"].default for t in EVENT_TYPES
+                              if issubclass(t, _REPORTS))
 
 
-class CommandSender(Protocol):
-    """The bridge's command desk (:class:`~host_bridge.dispatch.CommandDesk`)."""
-
-    async def send(self, table_id: str, command: Command, *, actor: str,
-                   role: str) -> tuple[str, ReplyMessage]: ...
-
-
-class TournamentDirector(FloorWork, Purchases):
+class TournamentDirector:
     """One tournament on the floor, from registration to the winner."""
 
     def __init__(self, options: TournamentOptions, desk: CommandSender | None, *,
@@ -109,10 +140,8 @@ class TournamentDirector(FloorWork, Purchases):
         options.verify()
         self.options = options
         self.id = tournament_id or f"{options.name[:40]}-{uuid.uuid4().hex[:8]}"
-        self.desk = desk
         self.journal = journal
         self.clock, self.wall = clock, wall
-        self.command_timeout_s = command_timeout_s
         self.rng = random.Random(options.seed)
         self.numbers = options.table_numbers
         self.wires = {n: w for w, n in self.numbers.items()}
@@ -122,9 +151,8 @@ class TournamentDirector(FloorWork, Purchases):
                                 {n: options.tables[w] for w, n in self.numbers.items()},
                                 time_bank=ExtensionChips(grants=grants))
         self.views = {w: TableView(w, n) for w, n in self.numbers.items()}
+        self.dealing = Dealing()
         self.level_clock = LevelClock(self.model.setup.structure)
-        self.h4h: HandForHand | None = None
-        self.last_hands: LastHands | None = None
         self.anomalies: list[str] = []
         self.figures: dict[str, int] = dict.fromkeys(
             ("hands", "moves", "breaks", "balances", "h4h_hands", "commands", "checks",
@@ -135,11 +163,24 @@ class TournamentDirector(FloorWork, Purchases):
         self._wake = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
         self._next_sync = float("inf")
-        self._released: set[int] = set()  # NextHand sent for the open h4h hand
         self._stopped_held: set[str] = set()
-        self._floor_lock = asyncio.Lock()
-        self._waiters: list[tuple[Callable[[], bool], asyncio.Future[None]]] = []
-        self.asked: dict[str, str] = {}  # rebuys/add-ons sent, not yet reported (TOURN-10)
+        floor_lock = asyncio.Lock()  # floor work and purchases, one at a time
+        self._floor_lock = floor_lock
+        model, views, dealing, figures = self.model, self.views, self.dealing, self.figures
+        self.link = TableLink(desk, views, model.floor, dealing, figures=figures,
+                              anomaly=self._anomaly, timeout_s=command_timeout_s, name=self.id)
+        self.reports = TableReports(model, views, dealing, self.rng, figures=figures,
+                                    anomaly=self._anomaly)
+        self.plan = FloorPlan(model, self.rng, dealing, self.wires, figures=figures,
+                              final_table_grant=bool(options.time_bank_final_table))
+        self.floorwork = FloorWork(model, views, self.wires, self.plan, self.link, dealing,
+                                   floor_lock, record=self._record, version=lambda: self.version,
+                                   anomaly=self._anomaly)
+        self.releases = HandReleases(model, views, dealing, self.link, self.plan,
+                                     record=self._record, margin=options.hand_for_hand_margin,
+                                     auto_balance=options.auto_balance)
+        self.purchases = Purchases(model, views, self.wires, self.link, floor_lock,
+                                   record=self._record, anomaly=self._anomaly)
 
     # -- creating and restoring -----------------------------------------------------------
     @classmethod
@@ -147,10 +188,10 @@ class TournamentDirector(FloorWork, Purchases):
                journal: DirectorJournal | None = None, **kw: Any) -> TournamentDirector:
         """A new tournament with ``options.players`` registered."""
         director = cls(options, desk, journal=journal, **kw)
-        director._record("create", {"options": options.to_json(), "id": director.id})
+        director._record(Create(options=options.to_json(), id=director.id))
         for player in options.players:
             director.model.verify_register(player)
-            director._record("register", {"player": player})
+            director._record(Register(player=player))
         return director
 
     @classmethod
@@ -162,13 +203,13 @@ class TournamentDirector(FloorWork, Purchases):
         if tid is None:
             return None
         inputs = list(journal.replay(tid))
-        if not inputs or inputs[0].kind != "create":
+        if not inputs or not isinstance(created := inputs[0].entry, Create):
             return None
-        options = TournamentOptions.from_json(inputs[0].body["options"])
+        options = TournamentOptions.from_json(created.options)
         director = cls(options, desk, journal=journal, tournament_id=tid, **kw)
         director.replaying = True
         for item in inputs[1:]:
-            director._apply(item.kind, item.body, at=item.at)
+            director._apply(item.entry, at=item.at)
         director.replaying = False
         log.info("tournament %s restored from %d journaled inputs", tid, len(inputs))
         return director
@@ -176,9 +217,9 @@ class TournamentDirector(FloorWork, Purchases):
     async def resume(self) -> None:
         """After :meth:`restore`: make the tables match the model, run the floor again."""
         if self.model.stage is Stage.RUNNING:
-            await self._hold(self._live_wires())
-            await self._reconcile()
-            await self._release(self._live_wires())
+            await self.link.hold(self._live_wires())
+            await self.floorwork.reconcile()
+            await self.link.release(self._live_wires())
             self._ensure_running()
         elif self.model.stage is Stage.FINISHED:
             self.finished.set()
@@ -189,23 +230,24 @@ class TournamentDirector(FloorWork, Purchases):
         self.model.verify_register(player)
         if self.model.stage is Stage.RUNNING:
             self.model.floor.suggest_late_entry(player, random.Random(0))  # a seat exists?
-        self._record("register", {"player": player})
+        self._record(Register(player=player))
         if self.model.stage is Stage.RUNNING:
-            await self._reconcile()
+            await self.floorwork.reconcile()
 
     async def start(self) -> None:
         """The seat draw (TOURN-2); players seated with their stacks; the clock starts."""
         self.model.verify_start()
         wires = list(self.views)
-        await self._hold(wires)
-        self._record("start", {"clock": None})
-        await self._broadcast([SyncClock(level=1, seconds_left=self.level_clock.seconds_left(
-            self.clock()))])
+        await self.link.hold(wires)
+        self._record(Start())
+        await self.link.broadcast([SyncClock(
+            level=1, seconds_left=self.level_clock.seconds_left(self.clock()))],
+            self._live_wires())
         colour_ups = [ScheduleColourUp(at_level=b.after_level + 1)
                       for b in self.model.setup.structure.breaks if b.colour_up]
-        await self._broadcast(colour_ups)
-        await self._reconcile()
-        await self._release(wires)
+        await self.link.broadcast(colour_ups, self._live_wires())
+        await self.floorwork.reconcile()
+        await self.link.release(wires)
         self._ensure_running()
 
     async def draw_last_hands(self, card: int | None = None) -> int:
@@ -214,13 +256,28 @@ class TournamentDirector(FloorWork, Purchases):
         table deals one too many), then waits."""
         if self.model.stage is not Stage.RUNNING:
             raise DirectorError(f"the tournament is {self.model.stage}", "TOURN-27")
-        if self.last_hands is not None:
+        if self.dealing.last_hands is not None:
             raise DirectorError("the last hands of the day are already drawn", "TOURN-27")
         seconds = self.level_clock.seconds_left(self.clock())
         LastHands([1], seconds_left=seconds, card=card or 3)  # refuses before journaling
-        drawn: int = self._record("last_hands", {"card": card, "seconds_left": seconds})
+        drawn: int = self._record(LastHandsDrawn(card=card, seconds_left=seconds))
         self._wake.set()
         return drawn
+
+    async def rebuy(self, player: str) -> None:
+        """TOURN-10/11: ``player`` rebuys; returns once the table has the chips
+        (:class:`~.purchases.Purchases`)."""
+        await self.purchases.rebuy(player)
+
+    async def add_on(self, player: str) -> None:
+        """TOURN-12: ``player`` takes the add-on; returns once the table has the chips."""
+        await self.purchases.add_on(player)
+
+    async def carry_out_floor_work(self, version: int | None = None) -> int:
+        """Hold the tables, carry out every operation due, make the tables match, release
+        them; returns the number of moves. ``version``: refuse if the floor changed since
+        the suggestion with that version was shown."""
+        return await self.floorwork.carry_out(version)
 
     async def run_until_winner(self, timeout_s: float | None = None) -> None:
         """Wait for the winner (the floor runs on its own task)."""
@@ -234,29 +291,29 @@ class TournamentDirector(FloorWork, Purchases):
             await asyncio.gather(self._task, return_exceptions=True)
             self._task = None
 
+    async def command_for(self, wire: str, command: Command) -> ReplyMessage | None:
+        """Send one command to a table as the director (audited)."""
+        return await self.link.command(wire, command)
+
     # -- reports from the bridge -------------------------------------------------------------
-    def observe(self, items: Sequence[dict[str, Any]]) -> None:
-        """The bridge's hook: the feed items of one stored batch, in each table's seq order.
-        Events of this tournament's tables are journaled, then applied."""
-        reports: list[tuple[str, dict[str, Any]]] = []
+    def observe(self, stored: Sequence[EventMessage]) -> None:
+        """The bridge's hook: the typed events of one stored batch, in each table's seq
+        order. The reports of this tournament's tables are journaled, then applied."""
+        reports: list[DirectorInput] = []
         seen: dict[str, int] = {}
-        for item in items:
-            if item.get("type") != "event" or item.get("table") not in self.views:
-                continue
-            event = item.get("event") or {}
-            wire = item["table"]
-            if event.get("kind") in _REPORTS and item.get("seq", 0) > seen.get(
-                    wire, self.views[wire].seq):
-                seen[wire] = item["seq"]
-                reports.append(("event", {"table": item["table"], "seq": item["seq"],
-                                          "event": event}))
+        for message in stored:
+            wire = message.table
+            if wire in self.views and isinstance(message.event, _REPORTS) \
+                    and message.seq > seen.get(wire, self.views[wire].seq):
+                seen[wire] = message.seq
+                reports.append(TableReport(table=wire, seq=message.seq, event=message.event))
         if not reports:
             return
         if self.journal is not None:
             self.journal.append_many(self.id, reports, self.wall())
-        for kind, body in reports:
-            self._apply(kind, body)
-        self._check_waiters()
+        for report in reports:
+            self._apply(report)
+        self.link.heard()
         self._wake.set()
 
     def catch_up(self, sessions: sessionmaker[Session]) -> int:
@@ -267,81 +324,81 @@ class TournamentDirector(FloorWork, Purchases):
             rows = session.execute(select(
                 EventRecord.table_id, EventRecord.seq, EventRecord.payload).where(
                 EventRecord.table_id.in_(list(self.views)), EventRecord.applied.is_(True),
-                EventRecord.kind.in_(sorted(_REPORTS))).order_by(EventRecord.id)).all()
-        items = [{"type": "event", "table": r.table_id, "seq": r.seq,
-                  "event": EventMessage.model_validate_json(r.payload).event.model_dump(
-                      mode="json")}
-                 for r in rows if r.seq > self.views[r.table_id].seq]
-        self.observe(items)
-        return len(items)
+                EventRecord.kind.in_(_REPORT_KINDS)).order_by(EventRecord.id)).all()
+        stored = [EventMessage.model_validate_json(r.payload)
+                  for r in rows if r.seq > self.views[r.table_id].seq]
+        self.observe(stored)
+        return len(stored)
 
     # -- journal and apply --------------------------------------------------------------------
-    def _record(self, kind: str, body: dict[str, Any]) -> Any:
+    def _record(self, entry: DirectorInput) -> Any:
         """Journal one input, then apply it; returns what applying it returned."""
         if self.journal is not None:
-            self.journal.append_many(self.id, [(kind, body)], self.wall())
-        return self._apply(kind, body)
+            self.journal.append_many(self.id, [entry], self.wall())
+        return self._apply(entry)
 
-    def _apply(self, kind: str, body: dict[str, Any], *, at: float | None = None) -> Any:
+    def _apply(self, entry: DirectorInput, *, at: float | None = None) -> Any:
         self.version += 1
         rng = self.rng
         try:
-            if kind == "create":
-                return None
-            if kind == "register":
-                return self.model.register(body["player"], rng)
-            if kind == "start":
-                moves = self.model.start(rng)
-                if self.options.time_bank_start:  # issue 5: the stage's grant, for all
-                    self.model.time_bank.enter_stage("start", (e.player for e in
-                                                               self.model.alive()))
-                self.level_clock.start(self.clock())
-                self._next_sync = self.clock() + self.options.sync_every_s
-                return moves
-            if kind == "event":
-                view = self.views[body["table"]]
-                view.seq = max(view.seq, int(body["seq"]))
-                self._apply_event(body["table"], body["event"])
-                self._purchase_reported(body["table"], body["event"])  # TOURN-10..12
-                return None
-            if kind in ("buy", "buy_refused"):  # a rebuy or add-on asked (purchases.py)
-                self._apply_purchase(kind, body)
-                return None
-            if kind == "level":
-                self.model.set_level(int(body["number"]), rng)
-                return None
-            if kind == "break":
-                self.model.start_break()
-                return None
-            if kind == "clock":
-                elapsed = max(0.0, self.wall() - (at or self.wall()))
-                self.level_clock.restore(body["state"], self.clock(), elapsed_since=elapsed)
-                return None
-            if kind == "floor":
-                return self._floor_op(body["op"], body.get("table"))
-            if kind == "h4h_on":
-                self.h4h = HandForHand(body["tables"])
-                self._released.clear()
-                return None
-            if kind == "h4h_off":
-                self.h4h = None
-                return None
-            if kind == "last_hands":
-                card = body.get("card") or LastHands.draw(rng)
-                self.last_hands = LastHands(
-                    sorted(self.numbers[w] for w in self._live_wires()),
-                    seconds_left=float(body["seconds_left"]), card=int(card))
-                self.level_clock.pause(self.clock())  # TOURN-27: the clock stops
-                return card
-            if kind == "h4h_skip":
-                if self.h4h is not None:
-                    self.h4h.skip(int(body["table"]))
-                return None
+            match entry:
+                case Create():
+                    return None
+                case Register(player=player):
+                    return self.model.register(player, rng)
+                case Start():
+                    moves = self.model.start(rng)
+                    if self.options.time_bank_start:  # issue 5: the stage's grant, for all
+                        self.model.time_bank.enter_stage("start", (e.player for e in
+                                                                   self.model.alive()))
+                    self.level_clock.start(self.clock())
+                    self._next_sync = self.clock() + self.options.sync_every_s
+                    return moves
+                case TableReport(table=wire, seq=seq, event=event):
+                    view = self.views[wire]
+                    view.seq = max(view.seq, seq)
+                    self.reports.apply(wire, event)
+                    self.purchases.reported(wire, event)  # TOURN-10..12
+                    return None
+                case Buy() | BuyRefused():  # a rebuy or add-on asked (purchases.py)
+                    self.purchases.journaled(entry)
+                    return None
+                case LevelUp(number=number):
+                    self.model.set_level(number, rng)
+                    return None
+                case BreakBegun():
+                    self.model.start_break()
+                    return None
+                case ClockState(state=state):
+                    elapsed = max(0.0, self.wall() - (at or self.wall()))
+                    self.level_clock.restore(state, self.clock(), elapsed_since=elapsed)
+                    return None
+                case FloorOp(op=op, table=table):
+                    return self.plan.apply(op, table)
+                case HandForHandOn(tables=tables):
+                    self.dealing.h4h = HandForHand(tables)
+                    self.dealing.released.clear()
+                    return None
+                case HandForHandOff():
+                    self.dealing.h4h = None
+                    return None
+                case LastHandsDrawn(card=card, seconds_left=seconds):
+                    card = card or LastHands.draw(rng)
+                    self.dealing.last_hands = LastHands(
+                        sorted(self.numbers[w] for w in self._live_wires()),
+                        seconds_left=seconds, card=card)
+                    self.level_clock.pause(self.clock())  # TOURN-27: the clock stops
+                    return card
+                case HandForHandSkip(table=table):
+                    if self.dealing.h4h is not None:
+                        self.dealing.h4h.skip(table)
+                    return None
+                case _:
+                    assert_never(entry)
         except DirectorError as exc:
             if self.replaying:
                 return None
             raise DirectorError(exc.reason, exc.rule) from None
-        raise DirectorError(f"the journal holds an input of unknown kind {kind!r}", "TOURN-1")
 
     # -- the floor's task ---------------------------------------------------------------------
     def _ensure_running(self) -> None:
@@ -375,25 +432,24 @@ class TournamentDirector(FloorWork, Purchases):
             await self._finish()
             return
         await self._tick_clock()
-        await self._hand_for_hand()
+        await self.releases.keep()
         if self.options.auto_balance and self.floor_work_due() and self.idle_for_moves():
             await self.carry_out_floor_work()
         elif not self.options.auto_balance:
             await self._stop_short_tables()
-        await self._deal_hand_for_hand()
-        if self.last_hands is not None and self.h4h is None:
-            await self._deal_last_hands()
+        await self.releases.deal()
+        if self.dealing.last_hands is not None and self.dealing.h4h is None:
+            await self.releases.deal_last_hands()
 
     async def _finish(self) -> None:
         if self.finished.is_set():
             return
-        if self.h4h is not None:
-            self._record("h4h_off", {})
-            await self._broadcast([HandForHandCommand(on=False)])
+        if self.dealing.h4h is not None:
+            await self.releases.end()
         if self.options.close_tables_at_end:
             for wire, view in self.views.items():
                 if not view.closed:
-                    await self._command(wire, CloseTable())
+                    await self.link.command(wire, CloseTable())
         self.finished.set()
         log.info("tournament %s finished: %s", self.id, self.status()["places"][:3])
 
@@ -403,115 +459,69 @@ class TournamentDirector(FloorWork, Purchases):
         sync = False
         for event in self.level_clock.poll(now):
             if isinstance(event, LevelStarted) and event.number > self.model.level:
-                self._record("level", {"number": event.number})
+                self._record(LevelUp(number=event.number))
                 sync = True
             elif isinstance(event, BreakStarted):
-                self._record("break", {})
+                self._record(BreakBegun())
                 sync = True
         if sync or now >= self._next_sync:
             self._next_sync = now + self.options.sync_every_s
-            self._record("clock", {"state": self.level_clock.state(now)})
-            await self._broadcast([SyncClock(
+            self._record(ClockState(state=self.level_clock.state(now)))
+            await self.link.broadcast([SyncClock(
                 level=self.level_clock.number, seconds_left=self.level_clock.seconds_left(now),
-                on_break=self.level_clock.on_break)])
-
-    # -- hand-for-hand (TOURN-22) -------------------------------------------------------------
-    def _hand_for_hand_wanted(self) -> bool:
-        left = len(self.model.alive()) - self.model.places_paid()
-        return 0 < left <= self.options.hand_for_hand_margin and len(self._live_wires()) > 1
-
-    async def _hand_for_hand(self) -> None:
-        wanted = self._hand_for_hand_wanted()
-        if wanted and self.h4h is None:
-            live = self._live_wires()
-            await self._broadcast([HandForHandCommand(on=True)], live)
-            await self._until(lambda: all(self.views[w].hand_for_hand and not self._in_hand(w)
-                                          for w in live if not self.views[w].closed))
-            self._record("h4h_on", {"tables": sorted(self.numbers[w] for w in live
-                                                     if not self.views[w].closed)})
-        elif not wanted and self.h4h is not None:
-            self._record("h4h_off", {})
-            await self._broadcast([HandForHandCommand(on=False)])
-
-    async def _deal_hand_for_hand(self) -> None:
-        """TOURN-22: the next hand everywhere at once once every table has finished."""
-        h4h = self.h4h
-        if h4h is None:
-            return
-        if self.options.auto_balance and self.idle_for_moves() and self.floor_work_due():
-            return  # the floor's moves first (the tables wait between hands)
-        release = []
-        for number in sorted(h4h.may_deal() - self._released):
-            if len(self.model.floor.tables[number].players) < 2:
-                self._record("h4h_skip", {"table": number})
-                continue
-            self._released.add(number)
-            release.append(self.wires[number])
-        replies = await asyncio.gather(*(self._command(w, NextHand()) for w in release))
-        for wire, reply in zip(release, replies, strict=True):
-            if reply is None or reply.status != "ok":  # not released: ask again later
-                self._released.discard(self.numbers[wire])
-
-    async def _deal_last_hands(self) -> None:
-        """TOURN-27: each table is held between hands (hand-for-hand mode, so none deals
-        one hand too many) and released one hand at a time until it has played the card."""
-        lh = self.last_hands
-        assert lh is not None
-        live = self._live_wires()
-        holding = [w for w in live if not self.views[w].hand_for_hand]
-        if holding:
-            await self._broadcast([HandForHandCommand(on=True)], holding)
-        release = [w for w in live if self.views[w].hand_for_hand and not self._in_hand(w)
-                   and lh.may_deal(self.numbers[w]) and self.numbers[w] not in self._released
-                   and len(self.model.floor.tables[self.numbers[w]].players) > 1]
-        self._released.update(self.numbers[w] for w in release)
-        await asyncio.gather(*(self._command(w, NextHand()) for w in release))
-
-    # -- commands -------------------------------------------------------------------------------
-    async def _command(self, wire: str, command: Command) -> ReplyMessage | None:
-        if self.desk is None or self.replaying:
-            return None
-        self.figures["commands"] += 1
-        try:
-            _, reply = await self.desk.send(wire, command, actor=ACTOR, role="director")
-        except Exception as exc:  # timeout, unsent: the table's events will tell
-            log.warning("tournament %s: %s to %s: %s", self.id, command.name, wire, exc)
-            return None
-        if reply.status != "ok":
-            self.figures["refused"] += 1
-            log.info("tournament %s: table %s refused %s: %s", self.id, wire, command.name,
-                     reply.error)
-        return reply
-
-    async def _broadcast(self, commands: Iterable[Command],
-                         wires: Iterable[str] | None = None) -> None:
-        targets = [w for w in (wires if wires is not None else self._live_wires())
-                   if not self.views[w].closed]
-        for command in commands:
-            await asyncio.gather(*(self._command(w, command) for w in targets))
+                on_break=self.level_clock.on_break)], self._live_wires())
 
     async def _stop_short_tables(self) -> None:
         """TOURN-19 without automatic balancing: a table 3 or more short waits, paused."""
         stopped = {self.wires[n] for n in self.model.floor.stopped_tables()}
         if stopped - self._stopped_held:
-            await self._hold(sorted(stopped - self._stopped_held))
+            await self.link.hold(sorted(stopped - self._stopped_held))
         done = self._stopped_held - stopped
         if done:
-            await self._release(sorted(done))
+            await self.link.release(sorted(done))
         self._stopped_held = stopped
+
+    def _anomaly(self, what: str) -> None:
+        self.anomalies.append(what)
+        log.error("the tournament director: %s", what)
+
+    def _live_wires(self) -> list[str]:
+        return live_wires(self.model.floor, self.views)
+
+    # -- reading ----------------------------------------------------------------------------------
+    @property
+    def h4h(self) -> HandForHand | None:
+        """Hand-for-hand play, while it lasts (TOURN-22)."""
+        return self.dealing.h4h
+
+    @property
+    def last_hands(self) -> LastHands | None:
+        """The last hands of the day, once drawn (TOURN-27)."""
+        return self.dealing.last_hands
 
     @property
     def busy(self) -> bool:
-        """Carrying out floor work (the tables may be held)."""
+        """Carrying out floor work or a purchase (the tables may be held)."""
         return self._floor_lock.locked()
 
-    # -- reading ----------------------------------------------------------------------------------
+    def floor_work_due(self) -> bool:
+        """The tournament runs and the floor needs balancing, a table broken or the
+        final-table redraw."""
+        return self.plan.work_due()
+
+    def idle_for_moves(self) -> bool:
+        """Players may move now: outside hand-for-hand, or every table between hands."""
+        return self.dealing.idle_for_moves()
+
+    def suggestions(self) -> list[dict[str, Any]]:
+        """What the floor would do now, without doing it."""
+        return self.plan.suggestions()
+
     def status(self) -> dict[str, Any]:
         """A JSON-able snapshot of the tournament for the API, the dashboard and the demo."""
-        from .standings import snapshot  # a plain function over this director
-
-        return snapshot(self)
-
-    async def command_for(self, wire: str, command: Command) -> ReplyMessage | None:
-        """Send one command to a table as the director (audited)."""
-        return await self._command(wire, command)
+        running = self.model.stage is Stage.RUNNING
+        return {"id": self.id, **snapshot(self.model, self.views, self.dealing,
+                                          self.level_clock, self.clock()),
+                "auto_balance": self.options.auto_balance, "version": self.version,
+                "suggestions": self.suggestions() if running else [],
+                "figures": dict(self.figures), "anomalies": list(self.anomalies[-20:])}

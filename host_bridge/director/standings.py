@@ -1,23 +1,25 @@
 """The director's snapshot for the API, the dashboard and the demo: the field, the tables
 as they report themselves, hand-for-hand, places and prizes (TOURN-1, -22, -24, -27).
 
-Pure reading; JSON-able values only. Hole cards are never part of it (the director never
-holds any).
+Pure reading of what it is given (the model, the tables' views, what the tables are let
+deal, the level clock and the time now); JSON-able values only. Hole cards are never part
+of it (the director never holds any).
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from collections.abc import Mapping
+from typing import Any
+
+from controller.clocks.level_clock import LevelClock
 
 from .entries import Stage, Status
+from .floorstate import Dealing, TableView
+from .tournament import Tournament
 
-if TYPE_CHECKING:
-    from .service import TournamentDirector
 
-
-def places(d: TournamentDirector) -> list[dict[str, Any]]:
+def places(t: Tournament) -> list[dict[str, Any]]:
     """Entries placed so far, best first, with their prize (cents, bounties included)."""
-    t = d.model
     pay = t.payouts() if t.stage is Stage.FINISHED else {}
     prizes = t.prizes()
     out = []
@@ -30,15 +32,16 @@ def places(d: TournamentDirector) -> list[dict[str, Any]]:
     return sorted(out, key=lambda p: (p["place"], p["entry"]))
 
 
-def snapshot(d: TournamentDirector) -> dict[str, Any]:
-    t = d.model
-    now = d.clock()
-    clock = d.level_clock
+def snapshot(t: Tournament, views: Mapping[str, TableView], dealing: Dealing,
+             clock: LevelClock, now: float) -> dict[str, Any]:
+    """The tournament now: the field, the level, money, places, and each table as it
+    reports itself next to the model's chart."""
     level = t.level_in_force() if t.level else t.setup.structure.level(1)
-    h4h = d.h4h
-    lh = d.last_hands
+    h4h = dealing.h4h
+    lh = dealing.last_hands
+    wires = {v.number: w for w, v in views.items()}
     tables = []
-    for wire, view in d.views.items():
+    for wire, view in views.items():
         chart = t.floor.tables[view.number]
         seats = sorted(set(view.seats) | set(chart.players))
         players = []
@@ -57,7 +60,7 @@ def snapshot(d: TournamentDirector) -> dict[str, Any]:
                        else h4h.state[view.number].value})
     alive = t.alive()
     return {
-        "id": d.id, "name": t.setup.name, "stage": t.stage.value, "level": t.level,
+        "name": t.setup.name, "stage": t.stage.value, "level": t.level,
         "blinds": {"small_blind": level.small_blind, "big_blind": level.big_blind,
                    "ante": level.ante},
         "on_break": clock.on_break, "seconds_left": round(clock.seconds_left(now), 1),
@@ -68,17 +71,14 @@ def snapshot(d: TournamentDirector) -> dict[str, Any]:
         "prizes": list(t.prizes()[:t.places_paid()]),
         "chips_in_play": t.chips_in_play(),
         "average_stack": t.chips_in_play() // len(alive) if alive else 0,
-        "auto_balance": d.options.auto_balance, "version": d.version,
         "hand_for_hand": {"on": h4h is not None, "hand": h4h.hand if h4h else 0,
-                          "waiting_for": sorted(d.wires[n] for n, s in h4h.state.items()
+                          "waiting_for": sorted(wires[n] for n, s in h4h.state.items()
                                                 if s is not s.WAITING) if h4h else []},
         "last_hands": None if lh is None else {
             "card": lh.card, "done": lh.done,
-            "played": {d.wires[n]: c for n, c in lh.dealt.items()}},
+            "played": {wires[n]: c for n, c in lh.dealt.items()}},
         "tables": tables,
-        "suggestions": d.suggestions() if t.stage is Stage.RUNNING else [],
-        "places": places(d),
-        "figures": dict(d.figures), "anomalies": list(d.anomalies[-20:]),
+        "places": places(t),
         "winner": (alive[0].player if t.stage is Stage.FINISHED and len(alive) == 1
                    else None),
     }

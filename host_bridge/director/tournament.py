@@ -44,10 +44,10 @@ from controller.clocks.structure import Level
 from controller.clocks.timebank import ExtensionChips
 from controller.rules.config import RulesProfile
 
-from .cancel import Compensation, cancel_tournament
+from .cancel import Compensation, compensate
 from .entries import Bust, Carry, Entry, HandResult, Stage, Status
 from .errors import DirectorError
-from .invariants import check_tournament
+from .invariants import check_field
 from .payouts import PrizePool, payout_table, split_cents
 from .penalties import Penalties
 from .seating import Floor, Move
@@ -88,7 +88,7 @@ class Tournament:
             raise DirectorError(f"{player} is not registered", "TOURN-6") from None
 
     def alive(self) -> list[Entry]:
-        return [e for e in self.entries.values() if e.status in (Status.ACTIVE, Status.PENDING)]
+        return [e for e in self.entries.values() if e.in_event]
 
     def chips_in_play(self) -> int:
         return sum(e.stack for e in self.alive())
@@ -574,14 +574,19 @@ class Tournament:
 
     # -- invariants -------------------------------------------------------------------------
     def check(self) -> None:
-        """Assert the invariants checked after every hand (:func:`check_tournament`)."""
-        check_tournament(self)
+        """Assert the invariants checked after every hand (:func:`check_field`)."""
+        check_field(self.stage, self.floor, self.entries, self.places(), issued=self.issued,
+                    removed=self.removed)
 
     # -- cancellation (CANCEL-1..4, -7) -----------------------------------------------------
     def cancel(self) -> dict[str, Compensation]:
         """Cancel now; each player's compensation by the stage reached (CANCEL-1..4, 6, 7)."""
         if self.stage in (Stage.FINISHED, Stage.CANCELLED):
             raise DirectorError(f"the tournament is {self.stage}", "CANCEL-9")
-        result = cancel_tournament(self)
+        result = compensate(self.entries.values(), self.setup, self.pool, self.prizes(),
+                            started=self.stage is not Stage.REGISTERING,
+                            in_the_money=self.in_the_money,
+                            tables_in_play=sum(1 for ts in self.floor.tables.values()
+                                               if ts.players))
         self.stage = Stage.CANCELLED
         return result

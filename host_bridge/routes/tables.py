@@ -8,7 +8,7 @@ from fastapi import APIRouter, HTTPException, Path, status
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from controller.sync.messages import PublicState
+from controller.events import PublicState
 from host_bridge.deps import BridgeDep, Broadcaster, Reader, SessionDep, SettingsDep
 from host_bridge.models import Hand, HoleCards, PokerTable, Seat
 from host_bridge.schemas import (

@@ -9,11 +9,20 @@ import asyncio
 import subprocess
 import sys
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import pytest
 
-from controller.sync.messages import EventMessage, HandStarted, TableChanged, parse_message
+from controller.events import (
+    HandEnded,
+    HandReleased,
+    HandStarted,
+    PlayerBusted,
+    PlayerMoved,
+    PlayerSeated,
+    PublicEvent,
+)
+from controller.sync.messages import EventMessage, parse_message
 from controller.table_runner import load_structure_option, main
 from tests.sync.conftest import ROOT, Mosquitto
 from tests.sync.floor import FloorRecorder, TableRecord
@@ -24,17 +33,20 @@ QUIET = 0.4  # seconds a held table is watched for a hand it must not deal
 
 def start_table(db: Path, port: int, *extra: str) -> subprocess.Popen[str]:
     return subprocess.Popen(
-        [sys.executable, "-m", "controller.app", "table", "run", "--profile", "virtual",
+        [sys.executable, "-m", "controller.table_runner", "table", "run", "--profile", "virtual",
          "--table", "t1", "--broker", f"127.0.0.1:{port}", "--db", str(db), "--site", "test",
          "--autoplay", "0", "--tournament", *extra],
         cwd=ROOT, text=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
 
 
-def changes(rec: TableRecord, change: str) -> list[TableChanged]:
+E = TypeVar("E", bound=PublicEvent)
+
+
+def changes(rec: TableRecord, kind: type[E]) -> list[E]:
     found = []
     for seq in sorted(rec.events):
         event = parse_message(EventMessage, rec.events[seq]).event
-        if isinstance(event, TableChanged) and event.change == change:
+        if isinstance(event, kind):
             found.append(event)
     return found
 
@@ -70,7 +82,7 @@ def test_tourn_22_host_run_table_seats_busts_moves_plays_hand_for_hand_and_close
                 await asyncio.sleep(QUIET)
                 assert host.tables["t1"].state.hand_no == 0  # seated, held: nothing dealt
                 hand_no = 0
-                while not changes(host.tables["t1"], "player_busted"):
+                while not changes(host.tables["t1"], PlayerBusted):
                     assert hand_no < 60, "nobody busted in 60 hands"
                     go = await send(f"next-{hand_no}", name="next_hand")
                     assert go["status"] == "ok", go
@@ -78,8 +90,11 @@ def test_tourn_22_host_run_table_seats_busts_moves_plays_hand_for_hand_and_close
                     await settled(lambda r, n=hand_no: r.state.hand_no == n
                                   and not r.state.hand_in_progress)
                 rec = host.tables["t1"]
-                busted = changes(rec, "player_busted")[0]
-                assert busted.stack == 0
+                busted = changes(rec, PlayerBusted)[0]
+                ended = next(e for e in changes(rec, HandEnded) if e.hand_no == busted.hand_no)
+                started = next(e for e in changes(rec, HandStarted)
+                               if e.hand_no == busted.hand_no)
+                assert ended.stacks[started.seats.index(busted.seat)] == 0  # busted with none
                 assert busted.seat not in {v.seat for v in rec.state.seats}
                 late = iter(range(100))
 
@@ -101,8 +116,8 @@ def test_tourn_22_host_run_table_seats_busts_moves_plays_hand_for_hand_and_close
                 moved = await send("move", name="move_player", seat=richest.seat,
                                    to_table="t2")
                 assert moved["status"] == "ok", moved
-                rec = await settled(lambda r: bool(changes(r, "player_moved")))
-                out = changes(rec, "player_moved")[0]
+                rec = await settled(lambda r: bool(changes(r, PlayerMoved)))
+                out = changes(rec, PlayerMoved)[0]
                 assert (out.player, out.stack, out.to_table) == (richest.player,
                                                                  richest.stack, "t2")
                 held = rec.state.hand_no
@@ -125,7 +140,7 @@ def test_tourn_22_host_run_table_seats_busts_moves_plays_hand_for_hand_and_close
                 assert node.returncode == 0, err[-2000:]
                 assert "PLAYED" in out_text
                 rec = await settled(lambda r: r.state.closed)
-                assert len(changes(rec, "hand_released")) == hand_no + 2
+                assert len(changes(rec, HandReleased)) == hand_no + 2
                 gone: set[int] = set()
                 busts = 0
                 for seq in sorted(rec.events):
@@ -133,18 +148,17 @@ def test_tourn_22_host_run_table_seats_busts_moves_plays_hand_for_hand_and_close
                     if isinstance(event, HandStarted):
                         assert len(event.seats) >= 2  # never fewer than two players
                         assert not gone & set(event.seats)  # a busted player is not dealt
-                    elif isinstance(event, TableChanged) and event.change == "player_busted":
-                        assert event.seat is not None
+                    elif isinstance(event, PlayerBusted):
                         gone.add(event.seat)
                         busts += 1
-                    elif isinstance(event, TableChanged) and event.change == "player_seated":
-                        gone.discard(event.seat or 0)  # a late entry takes the seat
-                assert busts == len(changes(rec, "player_busted")) >= 1
+                    elif isinstance(event, PlayerSeated):
+                        gone.discard(event.seat)  # a late entry takes the seat
+                assert busts == len(changes(rec, PlayerBusted)) >= 1
                 first = next(parse_message(EventMessage, rec.events[s]).event
                              for s in sorted(rec.events) if b'"hand_started"' in rec.events[s])
                 assert isinstance(first, HandStarted)
                 assert (first.small_blind, first.big_blind) == (10, 20)  # HexaPro level 1
-                seated = sum(e.stack or 0 for e in changes(rec, "player_seated"))
+                seated = sum(e.stack for e in changes(rec, PlayerSeated))
                 assert sum(v.stack for v in rec.state.seats) == seated - (out.stack or 0)
         except BaseException:
             if node.poll() is None:

@@ -12,28 +12,34 @@ from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import pytest
 
 from controller.app import TableCommands, TableJournal, restore
+from controller.events import (
+    HandEnded,
+    HandForHandSet,
+    HandReleased,
+    HandStarted,
+    NextHand,
+    Paused,
+    PlayerBusted,
+    PlayerMoved,
+    PlayerSeated,
+    PublicEvent,
+    Resumed,
+)
 from controller.sync.commands import CommandDesk
 from controller.sync.errors import CommandRefused
 from controller.sync.journal import Journal
-from controller.sync.messages import (
-    EventMessage,
-    HandEnded,
-    HandStarted,
-    NextHand,
-    PublicEvent,
-    TableChanged,
-    parse_message,
-)
+from controller.sync.messages import EventMessage, parse_message
 from controller.sync.outbox import Outbox
 from controller.table.lights import Level
 from controller.table.virtual import VirtualTable
 from controller.table_runner import RunOptions, WakingCommands, _tournament_autoplay
 
+E = TypeVar("E", bound=PublicEvent)
 GUARD = 30.0  # seconds before a stuck test fails instead of hanging (not a budget)
 
 
@@ -50,7 +56,7 @@ class HostRun:
 
     async def send(self, name: str, **args: Any) -> dict[str, Any]:
         self.ids += 1
-        body = {"schema": 1, "table": "t1", "boot": "host-1", "seq": self.ids,
+        body = {"schema": 2, "table": "t1", "boot": "host-1", "seq": self.ids,
                 "ts": time.time(), "command_id": f"c{self.ids}-{self.journal.boot}",
                 "command": {"name": name, **args}}
         reply: dict[str, Any] = json.loads(await self.desk.handle(json.dumps(body).encode()))
@@ -60,8 +66,8 @@ class HostRun:
         return [parse_message(EventMessage, p.public).event
                 for p in self.journal.parcels(0, limit=10**9)]
 
-    def changes(self, change: str) -> list[TableChanged]:
-        return [e for e in self.events() if isinstance(e, TableChanged) and e.change == change]
+    def of(self, kind: type[E]) -> list[E]:
+        return [e for e in self.events() if isinstance(e, kind)]
 
 
 @asynccontextmanager
@@ -92,25 +98,28 @@ def test_tourn_table_is_seated_by_the_host_and_busts_with_stack_zero(tmp_path: P
             again = await run.send("seat_player", seat=9, player="ann", stack=500)
             assert again["status"] == "error" and "already seated at seat 1" in again["error"]
             for _ in range(300):
-                if run.changes("player_busted"):
+                if run.of(PlayerBusted):
                     break
                 assert run.vt.play_hand()
-            busted = run.changes("player_busted")[0]
-            assert busted.stack == 0 and busted.player in ("ann", "bob")
+            busted = run.of(PlayerBusted)[0]
+            assert busted.player in ("ann", "bob")
             events = run.events()
             ended = events[events.index(busted) - 1]
             assert isinstance(ended, HandEnded)  # the hand that took their last chip
+            assert busted.hand_no == ended.hand_no
+            started = next(e for e in run.of(HandStarted) if e.hand_no == ended.hand_no)
+            assert ended.stacks[started.seats.index(busted.seat)] == 0  # busted with none
             state = run.journal.state
             assert busted.seat not in {v.seat for v in state.seats}
             assert {v.seat: v.stack for v in state.seats} == {
                 s.number: s.stack for s in run.vt.table.roster.occupied()}
             moved = await run.send("move_player", seat=8, to_table="t7")
             assert moved["status"] == "ok"
-            out = run.changes("player_moved")[0]
+            out = run.of(PlayerMoved)[0]
             assert (out.seat, out.player, out.to_table) == (8, "dee", "t7")
             assert out.stack is not None and out.stack > 0  # they leave with their chips
-            seated = sum(e.stack or 0 for e in run.changes("player_seated"))
-            left = sum(e.stack or 0 for e in run.changes("player_moved"))
+            seated = sum(e.stack for e in run.of(PlayerSeated))
+            left = sum(e.stack or 0 for e in run.of(PlayerMoved))
             assert sum(v.stack for v in run.journal.state.seats) == seated - left
 
     asyncio.run(scenario())
@@ -145,15 +154,15 @@ def test_tourn_22_hand_for_hand_by_command_is_journaled(tmp_path: Path) -> None:
             await run.send("next_hand")
             assert run.vt.play_hand(during=floor_sends_next_hand)
             assert mid_hand and "still being played" in mid_hand[0]
-            assert [e.on for e in run.changes("hand_for_hand")] == [True]
-            assert len(run.changes("hand_released")) == 3
+            assert [e.on for e in run.of(HandForHandSet)] == [True]
+            assert len(run.of(HandReleased)) == 3
             off = await run.send("hand_for_hand", on=False)
             assert off["status"] == "ok" and not run.journal.state.hand_for_hand
             assert run.vt.play_hand() and run.vt.play_hand()
             kinds = [type(e).__name__ for e in run.events()]
             # each release is journaled before the hand it lets be dealt
             for i, e in enumerate(run.events()):
-                if isinstance(e, TableChanged) and e.change == "hand_released":
+                if isinstance(e, HandReleased):
                     assert kinds[i + 1] == "HandStarted"
 
     asyncio.run(scenario())
@@ -215,8 +224,8 @@ def test_outbox_keeps_its_newest_seq_when_a_command_and_a_hand_finish_out_of_ord
         journal = Journal(tmp_path / "j.db", table="t1")
         try:
             async with Outbox(journal) as outbox:
-                command = journal.append([TableChanged(change="paused")])
-                hand = journal.append([TableChanged(change="resumed")])
+                command = journal.append([Paused()])
+                hand = journal.append([Resumed()])
                 outbox.accept(hand)
                 outbox.accept(command)
                 assert outbox.last_seq == journal.last_seq == 2

@@ -10,27 +10,29 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from controller.events import (
+    ActionAccepted,
+    BoardDealt,
+    GameSetup,
+    HandEnded,
+    HandStarted,
+    HoleDealt,
+    PlayerSeated,
+    PotAwarded,
+    PublicState,
+)
 from controller.rules.actions import BetRaise, Call, Check, DealBoard, DealHole, Fold, Muck, Show
 from controller.rules.cards import parse_cards
 from controller.rules.config import Variant
 from controller.rules.game import GameConfig
 from controller.rules.hand import Hand
 from controller.sync.messages import (
-    ActionAccepted,
-    BoardDealt,
     CommandMessage,
     EventMessage,
-    GameSetup,
-    HandEnded,
-    HandStarted,
-    HoleDealt,
-    PotAwarded,
-    PublicState,
     ReplyMessage,
     SecureCards,
     StateMessage,
     StatusMessage,
-    TableChanged,
 )
 from controller.sync.topics import Topics
 
@@ -71,7 +73,7 @@ class WireTable:
 
     def seat(self, seat: int, player: str, stack: int) -> tuple[str, bytes]:
         """A player seated."""
-        return self.event(TableChanged(change="player_seated", seat=seat, player=player,
+        return self.event(PlayerSeated(seat=seat, player=player,
                                        stack=stack))
 
     def hand(self, hand_no: int, seats: Sequence[int], hand: Hand, *,

@@ -26,13 +26,23 @@ import pytest
 from fastapi import FastAPI
 from fastapi.testclient import TestClient
 
-from controller.sync.messages import (
+from controller.events import (
+    TABLE_EVENTS,
     ActionAccepted,
-    CommandMessage,
+    ClockCalled,
+    ColourUpScheduled,
+    HandForHandSet,
     HandStarted,
-    ReplyMessage,
-    TableChanged,
+    LevelSet,
+    Paused,
+    PlayerMoved,
+    PlayerRemoved,
+    PlayerSeated,
+    PublicEvent,
+    Resumed,
+    TableClosed,
 )
+from controller.sync.messages import CommandMessage, ReplyMessage
 from controller.sync.topics import Topics
 from host_bridge.app import create_app
 from host_bridge.bridge import Bridge
@@ -55,16 +65,17 @@ SILENT = "t4"  # this table never answers a command
 WAIT_S = 60.0  # an upper bound for slow CI machines, not a budget
 
 # the effect of each command on a table, as the controller reports it
-CHANGES = {"pause": "paused", "resume": "resumed", "set_level": "level_set",
-           "call_clock": "clock_called", "hand_for_hand": "hand_for_hand",
-           "colour_up": "colour_up_scheduled", "seat_player": "player_seated",
-           "remove_player": "player_removed", "move_player": "player_moved",
-           "close_table": "table_closed"}
+CHANGES: dict[str, type[PublicEvent]] = {
+    "pause": Paused, "resume": Resumed, "set_level": LevelSet, "call_clock": ClockCalled,
+    "hand_for_hand": HandForHandSet, "colour_up": ColourUpScheduled,
+    "seat_player": PlayerSeated, "remove_player": PlayerRemoved, "move_player": PlayerMoved,
+    "close_table": TableClosed}
 
 
 class VirtualFloor:
-    """Tables behind a fake broker: a command is carried out (a ``table_changed`` event
-    with the table's next seq) and answered ``ok``; the silent table answers nothing."""
+    """Tables behind a fake broker: a command is carried out (its change event, e.g.
+    ``paused``, with the table's next seq) and answered ``ok``; the silent table answers
+    nothing."""
 
     def __init__(self) -> None:
         self.wires = {table: WireTable(table=table) for table in FLOOR}
@@ -85,11 +96,14 @@ class VirtualFloor:
                                                              "level", "to_table", "on")}
         if command["name"] == "colour_up":
             fields["level"] = command["at_level"]
-        event = TableChanged(change=CHANGES[command["name"]],  # type: ignore[arg-type]
-                             command_id=message.command_id, **fields)
+        if command["name"] in ("remove_player", "move_player"):  # who sits there
+            fields["player"] = f"{PLAYERS[fields['seat'] - 1]}-{message.table}"
+        kind = CHANGES[command["name"]].model_fields["kind"].default
+        event = TABLE_EVENTS.validate_python(
+            {"kind": kind, "command_id": message.command_id, **fields})
         reply = ReplyMessage(table=message.table, boot="boot-1", seq=0, ts=0.0,
                              command_id=message.command_id, status="ok",
-                             data={"change": event.change})
+                             data={"change": event.kind})
         deliver, wire = self.deliver, self.wires[message.table]
 
         def later(out: tuple[str, bytes]) -> None:  # after this publish, as a broker would

@@ -9,20 +9,20 @@ from typing import Any
 
 from sqlalchemy import select
 
+from controller.events import (
+    ActionAccepted,
+    ActionCorrected,
+    ActionsUndone,
+    HandVoided,
+    MisdealDeclared,
+)
 from controller.rules import phh
 from controller.rules.cards import parse_cards
 from controller.rules.config import Variant
 from controller.rules.game import GameConfig
 from controller.rules.hand import Hand as EngineHand
 from controller.rules.replay import history_from_hand
-from controller.sync.messages import (
-    ActionAccepted,
-    ActionCorrected,
-    ActionsUndone,
-    EventMessage,
-    HandVoided,
-    MisdealDeclared,
-)
+from controller.sync.messages import EventMessage
 from controller.sync.topics import Topics
 from host_bridge.bridge import Bridge
 from host_bridge.ingest import Ingest
@@ -49,7 +49,7 @@ def splice(messages: list[tuple[str, bytes]], at: int,
     for topic, data in [*decoded[:at], *inserted, *decoded[at:]]:
         if topic == TOPICS.event:
             seq += 1
-        body = {"schema": 1, "table": "t1", "boot": "boot-1", "ts": 2000.0 + seq, **data,
+        body = {"schema": 2, "table": "t1", "boot": "boot-1", "ts": 2000.0 + seq, **data,
                 "seq": seq}
         out.append((topic, json.dumps(body).encode()))
     return out

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from fastapi.testclient import TestClient
 
+from controller.events import PublicState, SeatView
 from controller.rules import phh
 from controller.rules.replay import history_from_hand
-from controller.sync.messages import PublicState, SeatView
 from host_bridge.bridge import Bridge
 from host_bridge.settings import Role
 from tests.bridge.conftest import ManualClock, auth

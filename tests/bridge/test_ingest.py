@@ -9,14 +9,17 @@ import logging
 import pytest
 from sqlalchemy import func, select
 
-from controller.sync.messages import (
+from controller.events import (
+    BreakStarted,
     CardBurned,
+    ClockSynced,
+    HandReleased,
+    LevelSet,
+    PlayerBusted,
     SeatAdjustment,
-    SecureCards,
     StackAdjusted,
-    TableChanged,
-    parse_host_ack,
 )
+from controller.sync.messages import SecureCards, parse_host_ack
 from host_bridge.bridge import Bridge
 from host_bridge.ingest import FeedItem, IngestResult
 from host_bridge.models import EventRecord, Hand, HoleCards, PokerTable, Seat
@@ -64,7 +67,7 @@ def test_duplicate_event_is_stored_once_and_acked_again(bridge: Bridge) -> None:
 def test_gap_asks_for_a_resend_then_reordered_events_apply_in_seq_order(bridge: Bridge) -> None:
     wire = WireTable()
     m1, m2, m3, m4 = (wire.seat(1, "alice", 500), wire.seat(2, "bob", 400),
-                      wire.event(TableChanged(change="level_set", level=3)),
+                      wire.event(LevelSet(level=3)),
                       wire.seat(3, "carol", 300))
     assert acks(bridge.ingest.take(*m1)) == [("ack", 1, 1)]
     assert acks(bridge.ingest.take(*m4)) == [("ack", 1, 1), ("resend", 2, 3)]
@@ -160,8 +163,11 @@ def test_malformed_payloads_and_mismatched_topics_are_rejected_with_a_reason(
     topic, payload = wire.seat(1, "alice", 500)
     wrong = topic.replace("/t1/", "/t2/")
     assert "names table 't1'" in bridge.ingest.take(wrong, payload).rejected[0]
-    newer = json.loads(payload) | {"schema": 2}
+    newer = json.loads(payload) | {"schema": 3}
     assert "schema version" in bridge.ingest.take(topic, json.dumps(newer).encode()).rejected[0]
+    older = json.loads(payload) | {"schema": 1}
+    reason = bridge.ingest.take(topic, json.dumps(older).encode()).rejected[0]
+    assert "schema version 1 is not supported" in reason and "table_changed" in reason
     assert event_count(bridge) == 0
 
 
@@ -266,11 +272,10 @@ def test_a_busted_player_leaves_the_floor_model_and_clock_changes_apply_quietly(
     bridge.ingest.take(*wire.seat(1, "alice", 500))
     bridge.ingest.take(*wire.seat(2, "bob", 500))
     with caplog.at_level(logging.WARNING):
-        bridge.ingest.take(*wire.event(TableChanged(change="player_busted", seat=2,
-                                                    player="bob", stack=0)))
-        bridge.ingest.take(*wire.event(TableChanged(change="clock_synced", level=3)))
-        bridge.ingest.take(*wire.event(TableChanged(change="break_started", level=3)))
-        bridge.ingest.take(*wire.event(TableChanged(change="hand_released")))
+        bridge.ingest.take(*wire.event(PlayerBusted(seat=2, player="bob", hand_no=4)))
+        bridge.ingest.take(*wire.event(ClockSynced(level=3)))
+        bridge.ingest.take(*wire.event(BreakStarted(level=3)))
+        bridge.ingest.take(*wire.event(HandReleased()))
     assert not [r for r in caplog.records if "not applied" in r.getMessage()]
     with bridge.ingest._sessions() as session:
         seats = session.scalars(select(Seat)).all()

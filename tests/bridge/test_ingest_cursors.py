@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from controller.sync.messages import TableChanged
+from controller.events import LevelSet
 from host_bridge.bridge import Bridge
 from host_bridge.db import make_engine, migrate, session_factory
 from host_bridge.ingest import FeedItem, Ingest, IngestResult, Parsed
@@ -33,7 +33,7 @@ def test_a_restarted_bridge_resumes_a_gap_and_waiting_hole_cards_from_the_store(
         bridge: Bridge) -> None:
     wire = WireTable()
     m1, m2, m3 = (wire.seat(1, "alice", 500), wire.seat(2, "bob", 400),
-                  wire.event(TableChanged(change="level_set", level=4)))
+                  wire.event(LevelSet(level=4)))
     bridge.ingest.take(*m1)
     assert acks(bridge.ingest.take(*m3)) == [("ack", 1, 1), ("resend", 2, 2)]
     again = restarted(bridge)

@@ -58,7 +58,7 @@ def test_an_event_reaches_the_feed_before_it_is_stored_and_is_acked_after(
             receiving = asyncio.create_task(bridge.receive(*WireTable().seat(1, "alice", 500)))
             first = await asyncio.wait_for(queue.get(), 5)  # while the store is held up
             assert first["type"] == "event" and first["seq"] == 1
-            assert first["event"]["change"] == "player_seated"
+            assert first["event"]["kind"] == "player_seated"
             assert not stored.is_set()
             assert not [t for t, *_ in broker.published if "/host/ack/" in t]  # no ack yet
             release.set()

@@ -16,9 +16,9 @@ from pathlib import Path
 
 from controller.app import TableCommands, TableJournal, restore
 from controller.clocks.structure import structure
+from controller.events import BreakStarted, StackAdjusted
 from controller.sync.commands import CommandDesk
 from controller.sync.journal import Journal
-from controller.sync.messages import StackAdjusted, TableChanged
 from controller.sync.outbox import Outbox
 from controller.table.virtual import VirtualTable
 from controller.table_runner import RunOptions, WakingCommands, _tournament_autoplay
@@ -106,7 +106,6 @@ def test_chiprace_1_a_colour_up_begun_by_the_hosts_break_is_run_by_the_dealer(
             await run.send("close_table")
             async with asyncio.timeout(GUARD):
                 await dealer
-            assert any(e.change == "break_started" for e in run.events()
-                       if isinstance(e, TableChanged))
+            assert any(isinstance(e, BreakStarted) for e in run.events())
 
     asyncio.run(scenario())

@@ -225,7 +225,7 @@ def _table(broker: Broker, tmp: Path, user: str, password: str) -> subprocess.Po
     secret = tmp / f"{user}.password"
     secret.write_text(password + "\n")
     return subprocess.Popen(
-        [sys.executable, "-m", "controller.app", "table", "run", "--profile", "virtual",
+        [sys.executable, "-m", "controller.table_runner", "table", "run", "--profile", "virtual",
          "--table", "T1", "--site", "floor1", "--db", str(tmp / f"{user}.db"),
          "--broker", f"127.0.0.1:{broker.port}", "--autoplay", "0", "--mqtt-user", user,
          "--mqtt-password-file", str(secret), "--mqtt-ca", str(broker.ca)],
@@ -266,8 +266,9 @@ def test_the_bridge_logs_in_over_tls_stores_a_tables_hands_and_acks_them(
         secret = tmp_path / "T1.password"
         secret.write_text(PASSWORDS["T1"])
         table = subprocess.run(
-            [sys.executable, "-m", "controller.app", "table", "run", "--profile", "virtual",
-             "--table", "T1", "--site", "floor1", "--db", str(tmp_path / "t1.db"),
+            [sys.executable, "-m", "controller.table_runner", "table", "run",
+             "--profile", "virtual", "--table", "T1", "--site", "floor1",
+             "--db", str(tmp_path / "t1.db"),
              "--broker", f"127.0.0.1:{floor_broker.port}", "--autoplay", "3", "--drain",
              "--mqtt-user", "T1", "--mqtt-password-file", str(secret),
              "--mqtt-ca", str(floor_broker.ca)],

@@ -29,31 +29,40 @@ from typing import Any
 
 import aiomqtt
 
-from controller.rules.button import Positions, SeatStatus, first_hand, next_hand
-from controller.rules.config import LIVE_TOURNAMENT
-from controller.sync.messages import (
+from controller.events import (
     AddChips,
+    ClockSynced,
     CloseTable,
-    CommandMessage,
-    EventMessage,
+    ColourUpScheduled,
     HandEnded,
     HandForHand,
+    HandForHandSet,
+    HandReleased,
     HandStarted,
+    LevelSet,
     MovePlayer,
     NextHand,
     Pause,
+    Paused,
+    PlayerBusted,
+    PlayerMoved,
+    PlayerRemoved,
+    PlayerSeated,
+    PublicEvent,
     RemovePlayer,
-    ReplyMessage,
     Resume,
+    Resumed,
     ScheduleColourUp,
     SeatAdjustment,
     SeatPlayer,
     SetLevel,
     StackAdjusted,
-    StatusMessage,
     SyncClock,
-    TableChanged,
+    TableClosed,
 )
+from controller.rules.button import Positions, SeatStatus, first_hand, next_hand
+from controller.rules.config import LIVE_TOURNAMENT
+from controller.sync.messages import CommandMessage, EventMessage, ReplyMessage, StatusMessage
 from controller.sync.topics import Topics
 
 STANDARD_LEVELS: Sequence[tuple[int, int, int]] = (
@@ -144,7 +153,7 @@ class ContractTable:
     async def _perform(self, message: CommandMessage) -> None:
         command, cid = message.command, message.command_id
         self.commands.append(command.name)
-        changes: list[TableChanged | StackAdjusted] = []
+        changes: list[PublicEvent] = []
         error: str | None = None
         closing = False
         match command:
@@ -154,49 +163,48 @@ class ContractTable:
                 else:
                     self.seats[seat] = (player, stack)
                     self.newcomers.add(player)
-                    changes.append(TableChanged(change="player_seated", seat=seat,
-                                                player=player, stack=stack))
+                    changes.append(PlayerSeated(seat=seat, player=player, stack=stack))
             case MovePlayer(seat=seat, to_table=to_table):
                 if seat not in self.seats:
                     error = f"seat {seat} is empty"
                 else:
                     player, stack = self.seats.pop(seat)
-                    changes.append(TableChanged(change="player_moved", seat=seat,
-                                                player=player, stack=stack, to_table=to_table))
+                    changes.append(PlayerMoved(seat=seat, player=player, stack=stack,
+                                               to_table=to_table))
             case RemovePlayer(seat=seat):
-                if self.seats.pop(seat, None) is None:
+                if (gone := self.seats.pop(seat, None)) is None:
                     error = f"seat {seat} is empty"
                 else:
-                    changes.append(TableChanged(change="player_removed", seat=seat))
+                    changes.append(PlayerRemoved(seat=seat, player=gone[0], stack=gone[1]))
             case Pause():
                 if self.paused:
                     error = "the table is already paused"
                 else:
                     self.paused = True
-                    changes.append(TableChanged(change="paused"))
+                    changes.append(Paused())
             case Resume():
                 if not self.paused:
                     error = "the table is not paused"
                 else:
                     self.paused = False
-                    changes.append(TableChanged(change="resumed"))
+                    changes.append(Resumed())
             case HandForHand(on=on):
                 self.h4h, self.released = on, False
-                changes.append(TableChanged(change="hand_for_hand", on=on))
+                changes.append(HandForHandSet(on=on))
             case NextHand():
                 if not self.h4h or self.released:
                     error = "the table is not waiting for a hand-for-hand hand"
                 else:
                     self.released = True
-                    changes.append(TableChanged(change="hand_released"))
+                    changes.append(HandReleased(hand_no=self.hand_no + 1))
             case SyncClock(level=level):
                 self.level = min(level, len(self.levels))
-                changes.append(TableChanged(change="clock_synced", level=level))
+                changes.append(ClockSynced(level=level))
             case SetLevel(level=level):
                 self.level = min(level, len(self.levels))
-                changes.append(TableChanged(change="level_set", level=level))
+                changes.append(LevelSet(level=level))
             case ScheduleColourUp(at_level=level):
-                changes.append(TableChanged(change="colour_up_scheduled", level=level))
+                changes.append(ColourUpScheduled(level=level))
             case AddChips(seat=seat, player=player, chips=chips, reason=reason):
                 # TOURN-10..12, as the controller: between hands (commands always land
                 # between hands here), to the player in the seat, one stack_adjusted
@@ -211,7 +219,7 @@ class ContractTable:
                         seat=seat, before=before, after=before + chips),)))
             case CloseTable():
                 closing = True
-                changes.append(TableChanged(change="table_closed"))
+                changes.append(TableClosed())
             case _:
                 error = f"{command.name} is not handled here"
         for change in changes:
@@ -234,10 +242,15 @@ class ContractTable:
             return False
         return not self.h4h or self.released
 
-    async def play_now(self) -> None:
-        """Deal one hand now (a test's hand, whatever the dealer loop does)."""
+    async def play_now(self) -> bool:
+        """Deal one hand now if this table may deal (a test's hand, as the dealer would
+        deal it): never while paused, closed, held for hand-for-hand or short of two
+        players, as on the controller. Returns whether it dealt."""
         async with self._lock:
+            if not self._can_deal():
+                return False
             await self._play_hand()
+            return True
 
     async def _deal(self) -> None:
         while not self.closed:
@@ -298,19 +311,16 @@ class ContractTable:
         for s in sorted(pos.dealt):
             if stacks[s] == 0:
                 del self.seats[s]
-                await self._event(TableChanged(change="player_busted", seat=s,
-                                               player=players[s], stack=0))
+                await self._event(PlayerBusted(seat=s, player=players[s],
+                                               hand_no=self.hand_no))
 
     def chips(self) -> int:
         return sum(stack for _, stack in self.seats.values())
 
 
-def _change(changes: Sequence[TableChanged | StackAdjusted]) -> str:
-    """The reply's ``change``, as the controller names it."""
-    if not changes:
-        return "none"
-    last = changes[-1]
-    return last.change if isinstance(last, TableChanged) else last.kind
+def _change(changes: Sequence[PublicEvent]) -> str:
+    """The reply's ``change``, as the controller names it: the kind of the last change."""
+    return changes[-1].kind if changes else "none"
 
 
 class LocalFloor:

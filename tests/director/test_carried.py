@@ -9,8 +9,9 @@ import asyncio
 from pathlib import Path
 from typing import Any
 
+from controller.events import SeatPlayer, ShotClockReport
 from controller.rules.config import LIVE_TOURNAMENT
-from controller.sync.messages import CommandMessage, SeatPlayer, ShotClockReport
+from controller.sync.messages import CommandMessage
 from host_bridge.app import create_app
 from host_bridge.director.options import TournamentOptions
 from host_bridge.director.penalties import Penalties
@@ -39,6 +40,17 @@ async def _until(ready: Any, timeout_s: float = 5.0) -> None:
     while not ready():
         assert asyncio.get_running_loop().time() < deadline, "the floor did not settle"
         await asyncio.sleep(0.01)
+
+
+def _carried_out(director: TournamentDirector, floor: LocalFloor) -> bool:
+    """The director has finished its floor work, and every table seats exactly whom the
+    model seats there."""
+    if director.busy or director.floor_work_due():
+        return False
+    chart = director.model.floor.tables
+    return all({p for p, _ in table.seats.values()}
+               == set(chart[director.numbers[wire]].players.values())
+               for wire, table in floor.tables.items())
 
 
 def test_tourn_32_a_moved_player_arrives_with_the_penalty_left_and_the_chips(
@@ -167,14 +179,16 @@ def test_clock_the_time_bank_is_granted_at_the_start_and_again_at_the_final_tabl
         await director.start()
         await _until(lambda: sum(len(floor.tables[w].seats) for w in wires) == 10)
         # all-in hands until the field fits one table: the final table is drawn again
+        # (a table the director holds for its floor work does not deal)
         for _ in range(40):
             if director.model.time_bank.stage == "final_table":
                 break
             for wire in wires:
-                if not director.views[wire].closed and len(floor.tables[wire].seats) > 1:
-                    await floor.tables[wire].play_now()
+                await floor.tables[wire].play_now()
             await asyncio.sleep(0.2)
-        await _until(lambda: not director.floor_work_due())
+        # the model is redrawn at once; the tables are seated afterwards, one command
+        # after the other: stop the director only once they have been
+        await _until(lambda: _carried_out(director, floor))
         await director.stop()
         return director, sent
 

@@ -146,7 +146,7 @@ def test_tourn_19_balancing_is_suggested_then_confirmed(
     short = min(counts(status), key=lambda w: (counts(status)[w], w))
     table = floor.tables[short]
     while len(table.seats) > 5:  # all-in hands at one table: players bust there
-        client.portal.call(table.play_now)  # type: ignore[union-attr]
+        assert client.portal.call(table.play_now)  # type: ignore[union-attr]
     status = settled(client, floor)
     assert status["players_left"] < 30 and status["places"][-1]["place"] == 30
     r = client.get(f"{URL}/balancing", headers=auth(Role.VIEWER))
@@ -175,7 +175,7 @@ def test_the_tournament_survives_a_bridge_restart(tmp_path: Path) -> None:
         started(client)
         table = floor.tables["T1"]
         for _ in range(3):
-            client.portal.call(table.play_now)  # type: ignore[union-attr]
+            assert client.portal.call(table.play_now)  # type: ignore[union-attr]
         before = client.get(URL, headers=auth(Role.VIEWER)).json()
     app.state.engine.dispose()
     again = create_app(make_settings(tmp_path, command_timeout_s=5.0), publisher=floor)

@@ -51,8 +51,8 @@ class DirectorBridge(RunningBridge):
 
     def play(self, table: str) -> None:
         """One hand at ``table`` (all-in: someone busts), on the server's loop."""
-        asyncio.run_coroutine_threadsafe(self.floor.tables[table].play_now(),
-                                         self.loop).result(WAIT_S)
+        assert asyncio.run_coroutine_threadsafe(self.floor.tables[table].play_now(),
+                                                self.loop).result(WAIT_S)
 
 
 @pytest.fixture

@@ -5,11 +5,14 @@ level clock (LEVEL-1), colour-ups scheduled from the structure, hand-for-hand in
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from controller.events import HandReleased
+from controller.sync.messages import EventMessage
 from host_bridge.app import create_app
 from host_bridge.director.errors import DirectorError
 from host_bridge.director.options import TournamentOptions
@@ -72,11 +75,10 @@ def test_tourn_22_hand_for_hand_deals_every_table_together(tmp_path: Path) -> No
             hand_for_hand_margin=3, seed=5, all_in=0.2)
         released: list[tuple[str, int]] = []  # (table, h4h hand) as each NextHand arrives
 
-        def watch(items: Any) -> None:
-            for item in items:
-                event = item.get("event") or {}
-                if event.get("change") == "hand_released" and director.h4h is not None:
-                    released.append((item["table"], director.h4h.hand))
+        def watch(stored: Sequence[EventMessage]) -> None:
+            for message in stored:
+                if isinstance(message.event, HandReleased) and director.h4h is not None:
+                    released.append((message.table, director.h4h.hand))
 
         bridge.observers.append(watch)
         await director.start()

@@ -22,12 +22,15 @@ from __future__ import annotations
 
 import asyncio
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from controller.events import HandEnded
+from controller.sync.messages import EventMessage
 from host_bridge.app import create_app
 from host_bridge.db import writer_sessions
 from host_bridge.director.journal import DirectorJournal
@@ -49,9 +52,8 @@ class SeatAudit:
     hands: int = 0
     problems: list[str] = field(default_factory=list)
 
-    def __call__(self, items: Any) -> None:
-        if not any(i.get("type") == "event" and i["event"].get("kind") == "hand_ended"
-                   for i in items):
+    def __call__(self, stored: Sequence[EventMessage]) -> None:
+        if not any(isinstance(m.event, HandEnded) for m in stored):
             return
         self.hands += 1
         seen: dict[str, str] = {}

@@ -96,7 +96,7 @@ def test_tourn_10_a_stack_above_the_start_is_refused_and_changes_nothing(
     status = client.get(URL, headers=auth(Role.VIEWER)).json()
     wire, seat, _ = seat_of(status, "p03")
     other = next(w for w in floor.tables if w != wire)
-    client.portal.call(floor.tables[other].play_now)  # type: ignore[union-attr]
+    assert client.portal.call(floor.tables[other].play_now)  # type: ignore[union-attr]
     before = heard(client, floor)
     r = client.post(f"{URL}/players/p03/rebuy", headers=auth(Role.DIRECTOR))
     assert r.status_code == 409 and "TOURN-10" in r.json()["detail"], r.text
@@ -116,7 +116,7 @@ def test_tourn_10_a_bust_rebuys_before_the_next_hand_and_is_seated_again(
     table = floor.tables["T1"]
     seated = {p for p, _ in table.seats.values()}
     while {p for p, _ in table.seats.values()} == seated:  # all-in hands: one busts
-        client.portal.call(table.play_now)  # type: ignore[union-attr]
+        assert client.portal.call(table.play_now)  # type: ignore[union-attr]
     status = heard(client, floor)
     bust = sorted(seated - {p for p, _ in table.seats.values()})[0]
     assert status["players_left"] == 12  # pending, not out: a rebuy is open (TOURN-10)
@@ -128,7 +128,7 @@ def test_tourn_10_a_bust_rebuys_before_the_next_hand_and_is_seated_again(
     assert "add_chips" not in table.commands
     after = r.json()
     assert seat_of(after, bust)[2] == START and after["prize_pool"] == pool + BUY_IN
-    client.portal.call(table.play_now)  # type: ignore[union-attr]
+    assert client.portal.call(table.play_now)  # type: ignore[union-attr]
     after = heard(client, floor)
     assert after["anomalies"] == [] and not any(p["player"] == bust for p in after["places"])
 

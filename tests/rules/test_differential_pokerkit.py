@@ -20,6 +20,8 @@ what was posted; the live convention, followed here, makes them call the full bl
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
+from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, assume, given, settings
@@ -80,7 +82,11 @@ def assert_same_result(hand: Hand, theirs: list[int], steps: list[Step]) -> None
         assert ours == theirs, steps
 
 
-def play_both(config: GameConfig, seed: int) -> tuple[Hand, list[int], list[Step]]:
+def play_both(config: GameConfig, seed: int,
+              on_decision: Callable[[Hand, Any], None] | None = None
+              ) -> tuple[Hand, list[int], list[Step]]:
+    """Play one random hand in both engines; ``on_decision(hand, state)`` is called before
+    each betting step, with both engines at the same point."""
     rng = random.Random(seed)
     deck = shuffled_deck(rng)
     hand = Hand(config, LIVE_TOURNAMENT)
@@ -97,6 +103,8 @@ def play_both(config: GameConfig, seed: int) -> tuple[Hand, list[int], list[Step
             if hand.street != street:
                 street, raises_this_street = hand.street, 0
             full_raises_before = hand.bet_count - (1 if hand.street == 0 else 0)
+            if on_decision is not None:
+                on_decision(hand, state)
             step = choose_step(hand, rng)
             apply_step(hand, step)
             steps.append(step)

@@ -20,12 +20,12 @@ from typing import Any, Self
 
 import aiomqtt
 
+from controller.events import PublicState
 from controller.sync.ledger import fold
 from controller.sync.messages import (
     AckMessage,
     EventMessage,
     HostStatusMessage,
-    PublicState,
     ResendRequest,
     SecureCards,
     parse_message,
@@ -119,7 +119,7 @@ class FloorRecorder:
     async def command(self, table: str, command_id: str, command: dict[str, Any],
                       **overrides: Any) -> dict[str, Any]:
         """Send a command and wait for its reply."""
-        body = {"schema": 1, **self._envelope(table), "command_id": command_id,
+        body = {"schema": 2, **self._envelope(table), "command_id": command_id,
                 "command": command, **overrides}
         self.replies.pop(command_id, None)
         await self.publish(Topics(self.site, table).cmd, json.dumps(body).encode())

@@ -14,25 +14,22 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from controller.app import TableCommands, TableJournal, restore
-from controller.rules.actions import DealBoard, DealHole, Fold
-from controller.rules.cards import Card
-from controller.rules.hand import Hand
-from controller.sync.commands import CommandDesk
-from controller.sync.events import rules_action
-from controller.sync.journal import Journal
-from controller.sync.link import LinkSettings, TableLink
-from controller.sync.messages import (
+from controller.events import (
     ActionAccepted,
     BoardDealt,
-    EventMessage,
     HandEnded,
     HandStarted,
     HoleDealt,
     MisdealDeclared,
     PublicEvent,
-    SecureCards,
-    parse_message,
 )
+from controller.rules.actions import DealBoard, DealHole, Fold
+from controller.rules.cards import Card
+from controller.rules.hand import Hand
+from controller.sync.commands import CommandDesk
+from controller.sync.journal import Journal
+from controller.sync.link import LinkSettings, TableLink
+from controller.sync.messages import EventMessage, SecureCards, parse_message
 from controller.sync.outbox import Outbox
 from controller.table.table import Stage
 from controller.table.virtual import VirtualTable
@@ -160,7 +157,7 @@ def test_hand_started_config_and_log_replay_to_the_table_result(
                 elif hand is not None and isinstance(event, BoardDealt):
                     hand.apply(DealBoard(tuple(Card.parse(c) for c in event.cards)))
                 elif hand is not None and isinstance(event, ActionAccepted):
-                    hand.apply(rules_action(event))
+                    hand.apply(event.rules_action())
                 elif hand is not None and isinstance(event, HandEnded):
                     assert hand.is_complete
                     assert tuple(hand.stacks) == event.stacks

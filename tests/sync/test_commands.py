@@ -14,10 +14,10 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from controller.events import Command, JournalEvent, JsonScalar, PublicState
 from controller.sync.commands import CommandDesk
 from controller.sync.journal import Journal
 from controller.sync.ledger import SeatingControls
-from controller.sync.messages import Command, JsonScalar, PublicState, TableEvent
 from controller.sync.outbox import Outbox
 from controller.sync.soak_node import open_table
 
@@ -30,7 +30,7 @@ class CountingTable:
         self.calls: list[str] = []
 
     def perform(self, command: Command, command_id: str
-                ) -> tuple[Mapping[str, JsonScalar], Sequence[TableEvent]]:
+                ) -> tuple[Mapping[str, JsonScalar], Sequence[JournalEvent]]:
         self.calls.append(command_id)
         return self.inner.perform(command, command_id)
 
@@ -47,7 +47,7 @@ async def desk_at(db: Path) -> AsyncIterator[tuple[CommandDesk, Outbox, Counting
 
 
 def cmd(command: dict[str, Any], command_id: str = "c1", **over: Any) -> bytes:
-    body = {"schema": 1, "table": "t1", "boot": "host-1", "seq": 1, "ts": time.time(),
+    body = {"schema": 2, "table": "t1", "boot": "host-1", "seq": 1, "ts": time.time(),
             "command_id": command_id, "command": command, **over}
     return json.dumps(body).encode()
 
@@ -125,7 +125,8 @@ def test_bad_commands_get_a_clear_error_and_change_nothing(tmp_path: Path) -> No
             (cmd({"name": "deal_aces"}), "unknown command 'deal_aces'"),
             (cmd({"name": "set_level", "level": "high"}), "malformed CommandMessage"),
             (cmd({"name": "set_level"}), "level"),
-            (cmd({"name": "pause"}, schema=2), "schema version 2 is not supported"),
+            (cmd({"name": "pause"}, schema=3), "schema version 3 is not supported"),
+            (cmd({"name": "pause"}, schema=1), "version 2 split table_changed"),
             (cmd({"name": "pause"}, table="t2"), "for table t2 reached table t1"),
             (cmd({"name": "resume"}), "not paused"),
             (cmd({"name": "seat_player", "seat": 1, "player": "bob", "stack": 5}),
@@ -140,7 +141,7 @@ def test_bad_commands_get_a_clear_error_and_change_nothing(tmp_path: Path) -> No
             assert reply["status"] == "error" and reason in reply["error"], reply
             assert reply["data"] is None
         assert (outbox.last_seq, outbox.state) == (seq, state)
-        malformed = await ask(desk, b'{"schema": 1, "command_id": 5}')
+        malformed = await ask(desk, b'{"schema": 2, "command_id": 5}')
         assert malformed["command_id"] is None
 
     run(tmp_path / "j.db", body)
@@ -148,7 +149,7 @@ def test_bad_commands_get_a_clear_error_and_change_nothing(tmp_path: Path) -> No
 
 def test_seating_waits_for_the_hand_to_end(tmp_path: Path) -> None:
     async def body(desk: CommandDesk, outbox: Outbox, table: CountingTable) -> None:
-        from controller.sync.messages import HandStarted
+        from controller.events import HandStarted
         await outbox.record([HandStarted(hand_no=1, seats=(1, 2, 3), stacks=(500, 500, 500))])
         commands: list[dict[str, Any]] = [
             {"name": "seat_player", "seat": 5, "player": "x", "stack": 10},
@@ -165,7 +166,7 @@ _json = st.recursive(st.none() | st.booleans() | st.integers() | st.floats() | s
                      lambda inner: st.lists(inner, max_size=4)
                      | st.dictionaries(st.text(max_size=8), inner, max_size=4), max_leaves=12)
 _commandish = st.fixed_dictionaries(
-    {"schema": st.sampled_from([1, 1, 1, 2, "1", None]), "table": st.sampled_from(["t1", "t2"]),
+    {"schema": st.sampled_from([2, 2, 2, 1, "2", None]), "table": st.sampled_from(["t1", "t2"]),
      "command_id": st.text(max_size=70) | st.integers(),
      "command": st.fixed_dictionaries({"name": st.sampled_from(
          ["pause", "set_level", "seat_player", "close_table", "x"])}, optional={

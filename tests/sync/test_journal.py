@@ -8,20 +8,22 @@ from pathlib import Path
 
 import pytest
 
-from controller.sync.errors import JournalError
-from controller.sync.journal import Journal
-from controller.sync.messages import (
+from controller.events import (
     ActionAccepted,
     HandEnded,
     HandStarted,
     HoleCardsDealt,
-    TableChanged,
+    LevelSet,
+    Paused,
+    PlayerSeated,
 )
+from controller.sync.errors import JournalError
+from controller.sync.journal import Journal
 
 
 def seated(path: Path, table: str = "t1") -> Journal:
     journal = Journal(path, table=table)
-    journal.append([TableChanged(change="player_seated", seat=s, player=f"p{s}", stack=100)
+    journal.append([PlayerSeated(seat=s, player=f"p{s}", stack=100)
                     for s in (1, 2, 3)])
     return journal
 
@@ -42,7 +44,7 @@ def test_seq_strictly_increases_across_boots_and_events_keep_their_boot(tmp_path
     first.close()
     second = Journal(tmp_path / "j.db", table="t1")
     assert second.boot != boot1 and second.last_seq == 3
-    parcels = second.append([TableChanged(change="level_set", level=2)])
+    parcels = second.append([LevelSet(level=2)])
     assert parcels[0].seq == 4
     messages = [json.loads(p.public) for p in second.parcels(0)]
     assert [m["seq"] for m in messages] == [1, 2, 3, 4]
@@ -112,7 +114,7 @@ def test_crash_1_open_hand_is_voided_back_to_its_starting_stacks(tmp_path: Path)
 
 def test_acks_prune_the_outbox_and_never_move_back(tmp_path: Path) -> None:
     journal = seated(tmp_path / "j.db")
-    journal.append([TableChanged(change="level_set", level=2)])
+    journal.append([LevelSet(level=2)])
     assert journal.outbox_size() == 4
     assert journal.acknowledge(2) == 2
     assert journal.acknowledge(1) == 2 and journal.acked == 2
@@ -124,7 +126,7 @@ def test_acks_prune_the_outbox_and_never_move_back(tmp_path: Path) -> None:
 
 def test_replies_commit_with_the_events_they_caused(tmp_path: Path) -> None:
     journal = seated(tmp_path / "j.db")
-    journal.append([TableChanged(change="paused")], reply=("c1", lambda seq: b"seq=%d" % seq))
+    journal.append([Paused()], reply=("c1", lambda seq: b"seq=%d" % seq))
     journal.close()
     again = Journal(tmp_path / "j.db", table="t1")
     assert again.reply_for("c1") == b"seq=4" and again.state.paused

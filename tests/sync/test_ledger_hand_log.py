@@ -7,28 +7,28 @@ from pathlib import Path
 
 import pytest
 
+from controller.events import (
+    ActionAccepted,
+    ActionsUndone,
+    BurnedCard,
+    CameBack,
+    GameSetup,
+    HandStarted,
+    HoleDealt,
+    PlayerSeated,
+    PublicState,
+    SatOut,
+    SeatAdjustment,
+    SeatView,
+    StackAdjusted,
+)
 from controller.rules.config import Variant
 from controller.rules.game import GameConfig, Post, Straddle
 from controller.rules.rake import RakePolicy
 from controller.sync.errors import JournalError
 from controller.sync.journal import Journal
 from controller.sync.ledger import fold
-from controller.sync.messages import (
-    ActionAccepted,
-    ActionsUndone,
-    BurnedCard,
-    EventMessage,
-    GameSetup,
-    HandStarted,
-    HoleDealt,
-    PublicState,
-    SeatAdjustment,
-    SeatView,
-    SecureCards,
-    StackAdjusted,
-    TableChanged,
-    parse_message,
-)
+from controller.sync.messages import EventMessage, SecureCards, parse_message
 
 SEATED = PublicState(seats=(SeatView(seat=1, player="a", stack=100),
                             SeatView(seat=2, player="b", stack=100)))
@@ -70,13 +70,13 @@ def test_stack_adjusted_between_hands_only_and_from_the_stack_held() -> None:
 
 
 def test_sitting_out_is_part_of_the_public_state() -> None:
-    out = fold(SEATED, TableChanged(change="sat_out", seat=2))
+    out = fold(SEATED, SatOut(seat=2))
     assert [s.sitting_out for s in out.seats] == [False, True]
-    assert not fold(out, TableChanged(change="came_back", seat=2)).seats[1].sitting_out
+    assert not fold(out, CameBack(seat=2)).seats[1].sitting_out
 
 
-def test_an_old_hand_started_payload_without_config_still_parses() -> None:
-    old = {"schema": 1, "table": "t1", "boot": "b", "seq": 3, "ts": 1.0,
+def test_a_hand_started_payload_without_config_still_parses() -> None:
+    old = {"schema": 2, "table": "t1", "boot": "b", "seq": 3, "ts": 1.0,
            "event": {"kind": "hand_started", "hand_no": 1, "seats": [1, 2],
                      "stacks": [100, 100], "small_blind": 1, "big_blind": 2}}
     event = parse_message(EventMessage, json.dumps(old).encode()).event
@@ -95,8 +95,8 @@ def test_game_setup_round_trips_every_game_config_field() -> None:
 def test_card_8_a_burn_is_public_as_a_burn_and_its_card_only_secure(tmp_path: Path) -> None:
     journal = Journal(tmp_path / "t.db", table="t1")
     try:
-        journal.append([TableChanged(change="player_seated", seat=1, player="a", stack=100),
-                        TableChanged(change="player_seated", seat=2, player="b", stack=100),
+        journal.append([PlayerSeated(seat=1, player="a", stack=100),
+                        PlayerSeated(seat=2, player="b", stack=100),
                         START])
         parcel = journal.append([BurnedCard(hand_no=1, card="As")])[0]
         assert b"As" not in parcel.public and b'"kind":"burn"' in parcel.public

@@ -17,6 +17,7 @@ import aiomqtt
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from controller.events import LevelSet
 from controller.sync.commands import CommandDesk
 from controller.sync.ledger import SeatingControls
 from controller.sync.link import LinkSettings, TableLink
@@ -25,7 +26,6 @@ from controller.sync.messages import (
     EventMessage,
     HostStatusMessage,
     ResendRequest,
-    TableChanged,
     parse_message,
 )
 from controller.sync.outbox import Outbox
@@ -173,7 +173,7 @@ async def _scenario(db: Path, rng: random.Random, broker: FaultyBroker, batches:
                     events = []
                     for _ in range(size):
                         level += 1
-                        events.append(TableChanged(change="level_set", level=level))
+                        events.append(LevelSet(level=level))
                     await outbox.record(events)
                     if cuts and rng.random() < 0.3:
                         cuts -= 1

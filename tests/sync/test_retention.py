@@ -12,15 +12,16 @@ from pathlib import Path
 
 import pytest
 
-from controller.sync.journal import Journal, Retention
-from controller.sync.messages import (
+from controller.events import (
     ActionAccepted,
     HandEnded,
     HandStarted,
-    ReplyMessage,
-    TableChanged,
-    TableEvent,
+    JournalEvent,
+    LevelSet,
+    PlayerSeated,
 )
+from controller.sync.journal import Journal, Retention
+from controller.sync.messages import ReplyMessage
 from controller.sync.soak_node import VirtualTable
 from tests.sync.conftest import Mosquitto
 from tests.sync.floor import FloorRecorder
@@ -45,10 +46,10 @@ class HandAtATime:
 
     def __init__(self, journal: Journal, clock: Clock, step: float) -> None:
         self.journal, self.clock, self.step = journal, clock, step
-        self._hand: list[TableEvent] = []
+        self._hand: list[JournalEvent] = []
         self.starts: list[tuple[int, float]] = []  # (seq of hand_started, ts) per hand
 
-    async def record(self, events: Sequence[TableEvent]) -> Sequence[int]:
+    async def record(self, events: Sequence[JournalEvent]) -> Sequence[int]:
         self._hand.extend(events)
         if not isinstance(events[-1], HandEnded):
             return []
@@ -74,7 +75,7 @@ def play(journal: Journal, sink: HandAtATime, hands: int, seed: int = 1) -> None
 
 def seated(path: Path, clock: Clock, retention: Retention) -> Journal:
     journal = Journal(path, table="t1", clock=clock, retention=retention)
-    journal.append([TableChanged(change="player_seated", seat=s, player=f"p{s}", stack=100)
+    journal.append([PlayerSeated(seat=s, player=f"p{s}", stack=100)
                     for s in (1, 2, 3)])
     return journal
 
@@ -131,7 +132,7 @@ def test_seq_carries_on_after_every_event_is_pruned(tmp_path: Path) -> None:
     again = Journal(tmp_path / "j.db", table="t1", clock=clock)
     assert again.last_seq == 5 and again.pruned == 5 and again.state == state
     assert again.boots()[-1] == (again.boot, 6)
-    (parcel,) = again.append([TableChanged(change="level_set", level=2)])
+    (parcel,) = again.append([LevelSet(level=2)])
     assert parcel.seq == 6 and kept(again) == [6]
     assert again.prune_history() == 0  # not acknowledged yet
     again.close()
@@ -147,7 +148,7 @@ def test_retention_keeps_the_last_n_hands_and_the_last_d_days(
     clock = Clock()
     journal = Journal(tmp_path / "j.db", table="t1", clock=clock,
                       retention=Retention(hands=hands, days=days))
-    journal.append([TableChanged(change="player_seated", seat=s, player=f"p{s}",
+    journal.append([PlayerSeated(seat=s, player=f"p{s}",
                                  stack=20_000) for s in range(1, 7)])
     sink = HandAtATime(journal, clock, step)
     play(journal, sink, 150)
@@ -161,7 +162,7 @@ def test_journal_stays_bounded_over_a_long_run(tmp_path: Path) -> None:
     clock = Clock()
     journal = Journal(tmp_path / "j.db", table="t1", clock=clock,
                       retention=Retention(hands=40, days=0))
-    journal.append([TableChanged(change="player_seated", seat=s, player=f"p{s}",
+    journal.append([PlayerSeated(seat=s, player=f"p{s}",
                                  stack=20_000) for s in range(1, 7)])
     sink = HandAtATime(journal, clock, 60.0)
     sizes = []

@@ -1,4 +1,4 @@
-"""CRASH-1 with the live table: ``pitboss table run`` (``python -m controller.app``) on
+"""CRASH-1 with the live table: ``pitboss table run`` (``python -m controller.table_runner``) on
 the virtual table is SIGKILLed while its bots play, restarted each time, and finally run
 to a drained finish. Every hand a kill cut short is voided with its starting stacks and
 dealt again; the host holds every event exactly once, in order, byte-identical to the
@@ -16,8 +16,9 @@ from pathlib import Path
 
 import pytest
 
+from controller.events import HandStarted, HandVoided
 from controller.sync.journal import Journal
-from controller.sync.messages import EventMessage, HandStarted, HandVoided, parse_message
+from controller.sync.messages import EventMessage, parse_message
 from tests.sync.conftest import ROOT, Mosquitto
 from tests.sync.floor import FloorRecorder
 from tests.sync.harness import GUARD
@@ -26,7 +27,7 @@ from tests.sync.harness import GUARD
 def start_table(db: Path, port: int, *extra: str) -> subprocess.Popen[str]:
     """``pitboss table run --profile virtual ...`` as a subprocess."""
     return subprocess.Popen(
-        [sys.executable, "-m", "controller.app", "table", "run", "--profile", "virtual",
+        [sys.executable, "-m", "controller.table_runner", "table", "run", "--profile", "virtual",
          "--table", "t1", "--broker", f"127.0.0.1:{port}", "--db", str(db), "--site", "test",
          *extra], cwd=ROOT, text=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
 

@@ -1,0 +1,102 @@
+"""The table's one vocabulary (DESIGN.md, rooms: ``events/``): every table event and
+change, the host's commands and the public state, each a frozen pydantic model.
+
+- :mod:`.hand`: the hand in play (and the secret hole and burn cards); :mod:`.game` its
+  game setup.
+- :mod:`.seats`: players seated, removed, moved, busted, sitting out; stacks adjusted.
+- :mod:`.clock`: pause, levels, breaks, the host's sync, clock calls, the shot clock.
+- :mod:`.floor`: hand-for-hand, colour-ups scheduled, the table closed, the deck.
+- :mod:`.state`: the public state. :mod:`.commands`: the host's commands.
+- :mod:`.union`: :data:`TableEvent`, the one discriminated union (``kind``).
+
+This package imports ``controller.rules`` (types) and pydantic only; the MQTT envelopes
+that carry these models are :mod:`controller.sync.messages`.
+"""
+
+from .base import Change, Frozen
+from .clock import (
+    BreakEnded,
+    BreakStarted,
+    ClockCalled,
+    ClockSnapshot,
+    ClockSynced,
+    LevelSet,
+    Paused,
+    Resumed,
+    ShotClockReport,
+)
+from .commands import (
+    COMMAND_NAMES,
+    AddChips,
+    CallClock,
+    CloseTable,
+    Command,
+    HandForHand,
+    JsonScalar,
+    MovePlayer,
+    NextHand,
+    Pause,
+    RemovePlayer,
+    Resume,
+    ScheduleColourUp,
+    SeatPlayer,
+    SetLevel,
+    SyncClock,
+)
+from .floor import ColourUpScheduled, DeckReport, HandForHandSet, HandReleased, TableClosed
+from .game import GameSetup, PostSetup, RakeSetup
+from .hand import (
+    ActionAccepted,
+    ActionCorrected,
+    ActionHeld,
+    ActionsUndone,
+    BoardDealt,
+    BurnedCard,
+    CardBurned,
+    HandEnded,
+    HandShown,
+    HandStarted,
+    HandStep,
+    HandVoided,
+    HoleCardsDealt,
+    HoleDealt,
+    Irregularity,
+    MisdealDeclared,
+    MoveName,
+    PotAwarded,
+    SecretEvent,
+    move_of,
+)
+from .seats import (
+    CameBack,
+    PenaltyServed,
+    PlayerBusted,
+    PlayerCheckedIn,
+    PlayerMoved,
+    PlayerRemoved,
+    PlayerSeated,
+    SatOut,
+    SeatAdjustment,
+    SeatPresence,
+    StackAdjusted,
+    StackReason,
+)
+from .state import HandLayout, PublicState, SeatView
+from .union import EVENT_TYPES, KINDS, TABLE_EVENTS, JournalEvent, PublicEvent, TableEvent
+
+__all__ = [
+    "COMMAND_NAMES", "EVENT_TYPES", "KINDS", "TABLE_EVENTS", "ActionAccepted",
+    "ActionCorrected", "ActionHeld", "ActionsUndone", "AddChips", "BoardDealt",
+    "BreakEnded", "BreakStarted", "BurnedCard", "CallClock", "CameBack", "CardBurned",
+    "Change", "ClockCalled", "ClockSnapshot", "ClockSynced", "CloseTable",
+    "ColourUpScheduled", "Command", "DeckReport", "Frozen", "GameSetup", "HandEnded",
+    "HandForHand", "HandForHandSet", "HandLayout", "HandReleased", "HandShown",
+    "HandStarted", "HandStep", "HandVoided", "HoleCardsDealt", "HoleDealt", "Irregularity",
+    "JournalEvent", "JsonScalar", "LevelSet", "MisdealDeclared", "MoveName", "MovePlayer",
+    "NextHand", "Pause", "Paused", "PenaltyServed", "PlayerBusted", "PlayerCheckedIn",
+    "PlayerMoved", "PlayerRemoved", "PlayerSeated", "PostSetup", "PotAwarded",
+    "PublicEvent", "PublicState", "RakeSetup", "RemovePlayer", "Resume", "Resumed",
+    "SatOut", "ScheduleColourUp", "SeatAdjustment", "SeatPlayer", "SeatPresence",
+    "SeatView", "SecretEvent", "SetLevel", "ShotClockReport", "StackAdjusted",
+    "StackReason", "SyncClock", "TableClosed", "TableEvent", "move_of",
+]

@@ -1,0 +1,89 @@
+"""The one union: every public table event, discriminated by ``kind``.
+
+:data:`TableEvent` is what goes out on ``table/{id}/event``, what the journal folds, what
+the host bridge parses once at its boundary and what its consumers ``match`` on. What the
+table hands the journal is a :data:`JournalEvent`: a public event, or a secret one
+(hole or burn cards) that the journal splits into its public face and ``secure/cards``.
+
+Schema rules (``schema`` in the envelope is 2): a change that every reader built from this
+package accepts, and that leaves old payloads valid, is additive and keeps the version: a
+new event kind, a new optional field with a default, a new value of a ``Literal``.
+Removing or renaming a field or kind, or changing what a field means, bumps the version.
+Version 2 split version 1's ``table_changed`` (a ``change`` string) into one kind per
+change.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Final, get_args
+
+from pydantic import Field, TypeAdapter
+
+from .clock import (
+    BreakEnded,
+    BreakStarted,
+    ClockCalled,
+    ClockSynced,
+    LevelSet,
+    Paused,
+    Resumed,
+    ShotClockReport,
+)
+from .floor import ColourUpScheduled, DeckReport, HandForHandSet, HandReleased, TableClosed
+from .hand import (
+    ActionAccepted,
+    ActionCorrected,
+    ActionHeld,
+    ActionsUndone,
+    BoardDealt,
+    CardBurned,
+    HandEnded,
+    HandShown,
+    HandStarted,
+    HandVoided,
+    HoleDealt,
+    Irregularity,
+    MisdealDeclared,
+    PotAwarded,
+    SecretEvent,
+)
+from .seats import (
+    CameBack,
+    PenaltyServed,
+    PlayerBusted,
+    PlayerCheckedIn,
+    PlayerMoved,
+    PlayerRemoved,
+    PlayerSeated,
+    SatOut,
+    SeatPresence,
+    StackAdjusted,
+)
+
+PublicEvent = (
+    # the hand
+    HandStarted | HoleDealt | ActionAccepted | BoardDealt | CardBurned | ActionsUndone
+    | ActionCorrected | ActionHeld | HandShown | PotAwarded | HandEnded | HandVoided
+    | MisdealDeclared | Irregularity
+    # the seats
+    | PlayerSeated | PlayerRemoved | PlayerMoved | PlayerBusted | SatOut | CameBack
+    | PenaltyServed | StackAdjusted | SeatPresence | PlayerCheckedIn
+    # the clocks
+    | Paused | Resumed | LevelSet | ClockCalled | ClockSynced | BreakStarted | BreakEnded
+    | ShotClockReport
+    # the floor
+    | HandForHandSet | HandReleased | ColourUpScheduled | TableClosed | DeckReport
+)
+TableEvent = Annotated[PublicEvent, Field(discriminator="kind")]
+"""Every public table event, discriminated by ``kind``."""
+
+JournalEvent = PublicEvent | SecretEvent
+"""What the table hands the journal: a public event, or a secret one it splits."""
+
+TABLE_EVENTS: Final[TypeAdapter[PublicEvent]] = TypeAdapter(TableEvent)
+"""Parses one event (a dict or JSON) into its model; refuses an unknown ``kind``."""
+
+EVENT_TYPES: Final[tuple[type[PublicEvent], ...]] = get_args(PublicEvent)
+KINDS: Final[frozenset[str]] = frozenset(
+    t.model_fields["kind"].default for t in EVENT_TYPES)
+"""Every kind of the union."""

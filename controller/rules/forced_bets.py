@@ -1,0 +1,70 @@
+"""The forced bets that open a hand: antes, blinds, posts and the straddle (DEAL-1 step 1,
+ANTE-*, BLIND-1..5, STRADDLE-1..5, FL-1).
+
+:func:`post_forced_bets` is a plain function of the hand's setup: it returns the state the
+first betting round starts from, and the hand takes it over.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+from controller.rules.config import Variant
+from controller.rules.game import GameConfig
+
+
+class ForcedBets(NamedTuple):
+    """Everything the forced bets put in, and the betting they leave for the first round.
+
+    The lists are new for each call: the hand takes them over as its own.
+    """
+
+    stacks: list[int]  # chips behind once the forced bets are in
+    bets: list[int]  # live bets: blinds, live posts, the straddle (BLIND-2)
+    contrib: list[int]  # what each player put in, their own antes and dead posts too
+    dead_money: int  # the big blind ante: the table's, nobody's stake (ANTE-2)
+    current_bet: int  # what the others must call (BLIND-3 [conv]: at least the big blind)
+    min_increment: int  # the smallest raise increment (BET-4, STRADDLE-5, FL-1)
+    bet_count: int  # bets and raises so far this round (FL-1: the big blind is the bet)
+
+
+def post_forced_bets(cfg: GameConfig) -> ForcedBets:
+    """Post every forced bet of ``cfg`` in the order the rules give."""
+    stacks = list(cfg.stacks)
+    bets = [0] * len(stacks)
+    contrib = [0] * len(stacks)
+
+    def pay(player: int, amount: int, live: bool) -> None:
+        paid = min(amount, stacks[player])  # BLIND-3: short stacks post all they have
+        stacks[player] -= paid
+        contrib[player] += paid
+        if live:
+            bets[player] += paid
+
+    for player, ante in enumerate(cfg.antes):  # ANTE-4: dead money, posted first
+        if ante:
+            pay(player, ante, live=False)
+    if cfg.small_blind_index is not None:  # BLIND-1, BTN-3; BTN-5: may be missing
+        pay(cfg.small_blind_index, cfg.small_blind, live=True)
+    pay(cfg.big_blind_index, cfg.big_blind, live=True)
+    for post in cfg.posts:  # BLIND-4/5: the live part is a bet, the dead part is not
+        pay(post.player_index, post.live, live=True)
+        pay(post.player_index, post.dead, live=False)
+    dead_money = 0
+    if cfg.big_blind_ante:  # ANTE-2; ANTE-5: the blind first, the ante from the rest
+        bb = cfg.big_blind_index
+        dead_money = min(cfg.big_blind_ante, stacks[bb])  # for the whole table: all can win it
+        stacks[bb] -= dead_money
+    min_increment = cfg.big_blind  # BET-4: preflop the first increment counts as the BB
+    straddler = cfg.straddle_index
+    if straddler is not None:  # STRADDLE-1..3
+        pay(straddler, cfg.straddle_size, live=True)
+        min_increment = cfg.straddle_size  # STRADDLE-5
+    bet_count = 0
+    if cfg.variant is Variant.FT:
+        min_increment = cfg.small_bet
+        bet_count = 1  # FL-1: the big blind is the round's bet
+    # BLIND-3 is silent on what a short big blind leaves to call; by the live convention
+    # (and as PokerKit does) the others still owe the full blind [conv].
+    current_bet = max(max(bets), cfg.big_blind)
+    return ForcedBets(stacks, bets, contrib, dead_money, current_bet, min_increment, bet_count)
