@@ -15,6 +15,7 @@ import sys
 import time
 from pathlib import Path
 
+from host_bridge.demo.tables import TableSpec
 from tests.demo.conftest import (
     ROOT,
     WAIT_S,
@@ -25,6 +26,9 @@ from tests.demo.conftest import (
     wait_for,
 )
 from tests.sync.conftest import Mosquitto, free_port
+
+# a table controller's process, as the demo starts it (``python -m <module> table run``)
+TABLE_PROCESS = TableSpec(table="T1", broker="", db=Path("t.db"), site="").command()[2].encode()
 
 
 def test_ctrl_c_stops_the_whole_floor_leaving_no_process_and_no_port(
@@ -43,7 +47,7 @@ def test_ctrl_c_stops_the_whole_floor_leaving_no_process_and_no_port(
                  "every table had a hand stored at the bridge", demo)
         children = descendants(demo.pid)
         tables = [p for p in children
-                  if b"controller.app" in Path(f"/proc/{p}/cmdline").read_bytes()]
+                  if TABLE_PROCESS in Path(f"/proc/{p}/cmdline").read_bytes()]
         assert len(tables) == 3  # one controller process per table
         os.killpg(demo.pid, signal.SIGINT)
         out, _ = demo.communicate(timeout=WAIT_S)
@@ -107,7 +111,7 @@ def test_ctrl_c_while_the_tables_start_stops_what_was_started(mosquitto: Mosquit
         first = demo.stdout.readline()
         assert first.startswith("Pitboss demo: the dashboard is at"), first
         deadline = time.monotonic() + WAIT_S  # until a table process exists
-        while not any(b"controller.app" in _cmdline(p) for p in seen):
+        while not any(TABLE_PROCESS in _cmdline(p) for p in seen):
             assert time.monotonic() < deadline, "no table process started"
             seen |= descendants(demo.pid)
             time.sleep(0.02)
