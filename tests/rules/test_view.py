@@ -434,7 +434,9 @@ def check_against_the_engine(hand: Hand, view: HandView, total: int) -> None:
         assert not any(view.folded[i] or hand.mucked[i] for i in pot.eligible)
     assert all(not view.stacks[i] for i, a in enumerate(view.all_in) if a)
     if hand.phase is Phase.DEAL_BOARD or hand.phase is Phase.SHOWDOWN:
-        assert view.pots == tuple(hand.pots())  # POT-1: between rounds, the engine's pots
+        # POT-1: between rounds, the engine's pots (these configs have equal antes and no
+        # dead posts, which Hand.pots() layers as the poster's own stake)
+        assert view.pots == tuple(hand.pots())
     assert view.next_to_show == hand.next_to_show
     assert view.board == tuple(hand.board)
 
