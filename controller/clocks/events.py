@@ -182,7 +182,10 @@ class BreakDue:
 
 @dataclass(frozen=True, slots=True)
 class BreakStarted:
-    """A break began; it lasts ``seconds``."""
+    """A break began on the level clock; it lasts ``seconds``. The clock's own report
+    (``poll``), not a table event: the table journals the break as the vocabulary's
+    ``break_started`` (:class:`controller.events.BreakStarted`, with its colour-up and the
+    clocks' snapshot)."""
 
     after_level: int
     seconds: float

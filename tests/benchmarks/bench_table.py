@@ -83,7 +83,10 @@ async def card_to_display(rounds: int) -> list[float]:
     loop = asyncio.get_running_loop()
     hw = MockTable(load_profile("virtual"), clock=loop.time)
     stable = hw.profile.debounce.stable_s
-    table = Table(hw, sink=lambda e: None, levels=(Level(5, 10, 0, 3600),))
+    rng = random.Random(5)
+    uids = [rng.randbytes(7) for _ in range(52)]  # one deck, gathered after every deal
+    table = Table(hw, sink=lambda e: None, levels=(Level(5, 10, 0, 3600),),
+                  deck=DeckMap.from_order(uids))
     seats = (2, 4, 6, 8)
     for seat in seats:
         table.take_seat(seat, f"p{seat}", 1000)
@@ -99,11 +102,9 @@ async def card_to_display(rounds: int) -> list[float]:
     table.handle = timed_handle  # type: ignore[method-assign]
     runner = asyncio.create_task(hw.run(), name="devices")
     consumer = asyncio.create_task(table.run(), name="table")
-    rng = random.Random(5)
     extra: list[float] = []
     for _ in range(rounds):
-        uids = [rng.randbytes(7) for _ in range(52)]
-        table.deck = DeckMap.from_order(uids)  # a fresh deck each hand (CARD-6)
+        rng.shuffle(uids)
         table.start_hand()
         assert table.reads is not None
         order = iter(uids)
