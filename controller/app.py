@@ -268,7 +268,7 @@ class TableJournal:
 
     def _config(self) -> ev.GameSetup | None:
         hand = self.table.hand if self.table is not None else None
-        return None if hand is None else ev.GameSetup.of(hand.config)
+        return None if hand is None else ev.GameSetup.of(hand.config, hand.profile)
 
     def __call__(self, event: te.TableEvent) -> None:
         if self.silent:

@@ -28,7 +28,7 @@ from controller.events import (
 )
 from controller.rules import phh
 from controller.rules.cards import Card
-from controller.rules.config import Variant
+from controller.rules.config import LIVE_CASH, RulesProfile, Variant
 from controller.rules.errors import RulesError
 from controller.rules.game import GameConfig
 from controller.rules.hand import Hand
@@ -105,6 +105,11 @@ def _config(start: HandStarted) -> GameConfig:
                       big_blind=start.big_blind)
 
 
+def _profile(start: HandStarted) -> RulesProfile:
+    """The rules the table played the hand under (SHOW-3, POT-5, BET-9...)."""
+    return LIVE_CASH if start.config is None else start.config.profile()
+
+
 def replay_hand(events: Sequence[tuple[int, HandLogEvent]],
                 hole_cards: Mapping[int, Sequence[str | None]], end_stacks: Sequence[int]) -> Hand:
     """The hand that ``(seq, event)`` pairs describe; ``hole_cards`` maps the seq of each
@@ -114,7 +119,7 @@ def replay_hand(events: Sequence[tuple[int, HandLogEvent]],
         raise HandHistoryUnavailable("the hand's events do not begin with hand_started")
     start = events[0][1]
     try:
-        hand = Hand(_config(start))
+        hand = Hand(_config(start), _profile(start))
         for seq, event in hand_steps(events[1:]):
             match event:
                 case HoleDealt(player=player, count=count):

@@ -8,7 +8,7 @@ from typing import Annotated, Literal
 
 from pydantic import Field
 
-from controller.rules.config import Variant
+from controller.rules.config import LIVE_CASH, RulesProfile, Variant
 from controller.rules.game import GameConfig, Post, Straddle
 from controller.rules.rake import RakeBracket, RakePolicy
 
@@ -45,6 +45,26 @@ class RakeSetup(Frozen):
                           self.no_flop_no_drop, self.unit)
 
 
+RuleValue = Annotated[str, Field(max_length=64)] | int | None
+
+
+class RulesSetup(Frozen):
+    """The rules profile a hand is played under (RULES.md §1: one value per key), so a
+    host replays it by the same rules: who shows first at an all-in showdown (SHOW-3), odd
+    chips (POT-5), short all-ins (BET-9)..."""
+
+    name: Annotated[str, Field(min_length=1, max_length=64)]
+    values: tuple[tuple[Annotated[str, Field(max_length=64)], RuleValue], ...]
+
+    @classmethod
+    def of(cls, profile: RulesProfile) -> RulesSetup:
+        return cls(name=profile.name, values=tuple(sorted(profile.values.items())))
+
+    def profile(self) -> RulesProfile:
+        """The rules' profile (raises ``ConfigError`` naming the key if one is not valid)."""
+        return RulesProfile(self.name, dict(self.values))
+
+
 class PostSetup(Frozen):
     """An extra forced bet by a player who is not a blind (BLIND-4, BLIND-5)."""
 
@@ -71,11 +91,13 @@ class GameSetup(Frozen):
     unit: Annotated[int, Field(ge=1)] = 1
     posts: tuple[PostSetup, ...] = ()
     rake: RakeSetup | None = None
+    rules: RulesSetup | None = None  # None: the live cash profile
 
     @classmethod
-    def of(cls, config: GameConfig) -> GameSetup:
-        """The wire form of a hand's configuration."""
-        return cls(variant=config.variant.value, small_blind=config.small_blind,
+    def of(cls, config: GameConfig, profile: RulesProfile | None = None) -> GameSetup:
+        """The wire form of a hand's configuration and the rules it is played under."""
+        return cls(rules=None if profile is None else RulesSetup.of(profile),
+                   variant=config.variant.value, small_blind=config.small_blind,
                    big_blind=config.big_blind, antes=config.antes,
                    big_blind_ante=config.big_blind_ante, straddle=config.straddle.value,
                    straddle_amount=config.straddle_amount, small_bet=config.small_bet,
@@ -84,6 +106,10 @@ class GameSetup(Frozen):
                    posts=tuple(PostSetup(player=p.player_index, live=p.live, dead=p.dead)
                                for p in config.posts),
                    rake=None if config.rake is None else RakeSetup.of(config.rake))
+
+    def profile(self) -> RulesProfile:
+        """The rules profile the hand is played under."""
+        return LIVE_CASH if self.rules is None else self.rules.profile()
 
     def config(self, stacks: tuple[int, ...]) -> GameConfig:
         """The rules' configuration for a hand with these starting stacks."""

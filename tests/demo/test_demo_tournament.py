@@ -83,6 +83,9 @@ def check_tournament(data: Path, out: str, players: int, tables: int) -> dict[st
     # places) held after every hand, replayed from the journal
     assert director.anomalies == []
     assert director.figures["checks"] >= len(hands) > players
+    # every hand exported as PHH (SHOW-3 all-in showdowns included), none logged without
+    assert [(h.table_id, h.hand_no, h.phh_error) for h in hands if h.phh is None] == []
+    assert "no PHH" not in out
     # chips conserved in every hand the bridge stored
     for hand in hands:
         assert hand.end_stacks is not None

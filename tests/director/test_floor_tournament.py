@@ -28,14 +28,19 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from sqlalchemy import select
 
 from controller.events import HandEnded
+from controller.rules import phh
+from controller.rules.config import LIVE_TOURNAMENT
+from controller.rules.replay import replay_history
 from controller.sync.messages import EventMessage
 from host_bridge.app import create_app
 from host_bridge.db import writer_sessions
 from host_bridge.director.journal import DirectorJournal
 from host_bridge.director.options import STANDARD, TournamentOptions
 from host_bridge.director.service import TournamentDirector
+from host_bridge.models import Hand as StoredHand
 from host_bridge.mqtt import MqttLink
 from tests.bridge.conftest import make_settings
 from tests.bridge.tablesim import SITE
@@ -151,9 +156,28 @@ async def play_floor(tmp: Path, port: int, *, players: int, tables: int, seats: 
                 f"tables {shown}, busy {director.busy}") from None
         elapsed = time.perf_counter() - began
         await asyncio.wait_for(asyncio.gather(*runs), 15)  # every table closed
+    with app.state.sessions() as session:  # what the bridge stored of every hand
+        hands = [(h.table_id, h.hand_no, h.status, h.phh, h.phh_error, h.end_stacks)
+                 for h in session.scalars(select(StoredHand))]
     app.state.engine.dispose()
     return {"director": director, "audit": audit, "tables": floor, "elapsed": elapsed,
-            "restored": restored}
+            "restored": restored, "hands": hands}
+
+
+def check_every_hand_exports(out: dict[str, Any]) -> int:
+    """Every hand the tables ended was exported as PHH by the bridge, and each PHH replays
+    in the engine, under the tournament's rules (SHOW-3: all hands turned up at once when a
+    player is all-in), to the finishing stacks the table reported. Returns the count."""
+    ended = [h for h in out["hands"] if h[2] == "ended"]
+    assert ended, "no hand was stored"
+    missing = [(t, n, why) for t, n, _, text, why, _ in ended if text is None]
+    assert missing == [], f"hands with no PHH: {missing[:5]} ({len(missing)} of {len(ended)})"
+    for table, number, _, text, _, end_stacks in ended:
+        (history,) = phh.loads(text, f"{table} hand {number}")
+        replayed = replay_history(history, LIVE_TOURNAMENT)
+        assert replayed.is_complete, f"{table} hand {number} does not finish"
+        assert list(replayed.stacks) == list(end_stacks), f"{table} hand {number}"
+    return len(ended)
 
 
 def check_finished(out: dict[str, Any], players: int, real: bool = False) -> dict[str, Any]:
@@ -209,6 +233,8 @@ def test_tourn_real_table_controllers_in_tournament_mode_to_a_winner(
                                  seed=2, level_s=2.0, timeout_s=240, real=True))
     figures = check_finished(out, 60, real=True)
     assert figures["moves"] > 0 and figures["breaks"] >= 1
+    exported = check_every_hand_exports(out)  # SHOW-3 all-in showdowns included
+    assert exported == figures["hands"]
     print(f"\n60 players on 7 real controllers: {figures} in {out['elapsed']:.1f} s")
 
 
