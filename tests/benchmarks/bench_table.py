@@ -121,6 +121,7 @@ async def card_to_display(rounds: int) -> list[float]:
         for seat in seats:
             for tag in list(hw.mock_reader(f"seat{seat}").tags):
                 hw.drive_card_lifted(f"seat{seat}", tag)
+        await asyncio.sleep(hw.profile.debounce.gone_s + 0.05)  # gathered: the reads end
     runner.cancel()
     consumer.cancel()
     await asyncio.gather(runner, consumer, return_exceptions=True)
