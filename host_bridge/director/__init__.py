@@ -16,13 +16,18 @@ given (a ``random.Random``). Imports only the standard library, ``controller.rul
 - :mod:`.payouts`, :mod:`.cancel`, :mod:`.sng`: prize pools, ICM, CANCEL-*, jackpots.
 - :mod:`.options`, :mod:`.standings`: what a floor tournament is created from, and its
   snapshot (pure).
+- :mod:`.floorstate`, :mod:`.floorplan`: the tables as they report themselves, what they
+  are let deal, and the floor operations decided (pure; used by the bridge side).
 
-Bridge side (not imported here; they use the bridge, the wire format's message models,
-SQLAlchemy and pydantic): :mod:`.service` (:class:`TournamentDirector`, the model joined to
-real tables through the bridge; its module docstring is the API a demo calls),
-:mod:`.floorwork` (reports, floor operations, commands), :mod:`.purchases` (rebuys and
-add-ons carried to the tables), :mod:`.journal` (its inputs in
-the store, replayed after a restart) and :mod:`.schemas` (the REST API's models).
+Bridge side (not imported here; they use the bridge, the vocabulary and the wire format's
+envelopes, SQLAlchemy and pydantic): :mod:`.service` (:class:`TournamentDirector`, the
+model joined to real tables through the bridge; its module docstring is the API a demo
+calls), composed of collaborators each given only what it needs: :mod:`.tablelink`
+(commands, holding tables, waiting for reports), :mod:`.reports` (the tables' reports
+applied to the model), :mod:`.floorwork` (floor operations carried out at the tables),
+:mod:`.releases` (hand-for-hand and the last hands of the day), :mod:`.purchases` (rebuys
+and add-ons carried to the tables); and :mod:`.journal` (its inputs in the store, replayed
+after a restart) and :mod:`.schemas` (the REST API's models).
 """
 
 from .cancel import Compensation

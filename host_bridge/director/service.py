@@ -282,7 +282,8 @@ class TournamentDirector:
     async def run_until_winner(self, timeout_s: float | None = None) -> None:
         """Wait for the winner (the floor runs on its own task)."""
         self._ensure_running()
-        await asyncio.wait_for(self.finished.wait(), timeout_s)
+        async with asyncio.timeout(timeout_s):
+            await self.finished.wait()
 
     async def stop(self) -> None:
         """Stop the director's task (the bridge is shutting down)."""
@@ -423,8 +424,11 @@ class TournamentDirector:
         now = self.clock()
         deadline = min(self.level_clock.next_deadline() or float("inf"), self._next_sync)
         timeout = max(0.01, min(deadline - now, 5.0))
+        # asyncio.timeout, not wait_for: on 3.11 wait_for swallows a cancel (stop()) that
+        # comes as a report wakes the task, and the task would run on
         with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(self._wake.wait(), timeout)
+            async with asyncio.timeout(timeout):
+                await self._wake.wait()
         self._wake.clear()
 
     async def _tend(self) -> None:

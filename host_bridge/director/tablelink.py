@@ -127,8 +127,9 @@ class TableLink:
             return True
         future: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         self._waiters.append((ready, future))
-        try:
-            await asyncio.wait_for(future, timeout_s or self.timeout_s)
+        try:  # asyncio.timeout, not wait_for, which on 3.11 may swallow a cancel
+            async with asyncio.timeout(timeout_s or self.timeout_s):
+                await future
             return True
         except TimeoutError:
             if not quiet:
