@@ -15,20 +15,30 @@ from controller.rules.errors import IllegalActionError
 
 def next_to_act(start: int, stacks: Sequence[int], folded: Sequence[bool],
                 bets: Sequence[int], acted: Sequence[int], current: int,
-                active: int) -> int | None:
+                active: int, option: bool) -> int | None:
     """The first player from ``start`` on, clockwise, who still has to act (BET-1).
 
     A player acts if they hold cards, have chips behind (all-in players take no further
     part) and either have not acted this round or face more than they put in. ``active``
     counts the players holding cards with chips behind: the last of them, owing nothing,
-    has nobody left to bet against and does not act.
+    has nobody left to bet against and does not act, with one exception.
+
+    ``option``: the preflop round is under way (some player could act when it began). Then
+    a last active player who owes nothing and has not acted yet is the big blind (or the
+    straddler) whose opponents all went all-in for no more than its bet or folded: it
+    keeps its option and still acts (BET-1: every active player acts at least once;
+    BLIND-2, STRADDLE-2). Nobody could answer a raise (POT-3), so it may check or fold
+    (BET-2); PokerKit records that check as ``cc``. Leaving the check out is legal too
+    (RULES.md Appendix C): dealing the flop closes the round
+    (:meth:`~controller.rules.hand.Hand.deal_board`).
     """
     n = len(stacks)
     for k in range(start, start + n):
         i = k if k < n else k - n
         if stacks[i] and not folded[i] and (acted[i] < 0 or bets[i] < current):
             if active == 1 and bets[i] >= current:
-                return None  # BET-1: nobody left to bet against
+                # BET-1: nobody left to bet against, but the option stands (BLIND-2)
+                return i if option and acted[i] < 0 else None
             return i
     return None
 
@@ -50,7 +60,7 @@ def raise_bounds(player: int, stacks: Sequence[int], bets: Sequence[int],
     if not any(i != player and not folded[i] and stacks[i] + bets[i] > current
                for i in range(len(stacks))):  # POT-3: it would all come back uncalled
         raise IllegalActionError("no other player can put in more than the current bet: "
-                                 "only call or fold", "BET-1")
+                                 "only check, call or fold", "BET-1")
     if not reopened:
         raise IllegalActionError(
             f"player {player} already acted and faces only a short all-in: call or fold "

@@ -21,8 +21,9 @@ class ForcedBets(NamedTuple):
 
     stacks: list[int]  # chips behind once the forced bets are in
     bets: list[int]  # live bets: blinds, live posts, the straddle (BLIND-2)
-    contrib: list[int]  # what each player put in, their own antes and dead posts too
-    dead_money: int  # the big blind ante: the table's, nobody's stake (ANTE-2)
+    contrib: list[int]  # each player's own stake: their bets and their own antes
+    dead_money: int  # the big blind ante and dead posts: the table's, nobody's stake
+    # (ANTE-2, ANTE-4, BLIND-5): the main pot's, never a side pot of the one who paid it
     current_bet: int  # what the others must call (BLIND-3 [conv]: at least the big blind)
     min_increment: int  # the smallest raise increment (BET-4, STRADDLE-5, FL-1)
     bet_count: int  # bets and raises so far this round (FL-1: the big blind is the bet)
@@ -33,6 +34,7 @@ def post_forced_bets(cfg: GameConfig) -> ForcedBets:
     stacks = list(cfg.stacks)
     bets = [0] * len(stacks)
     contrib = [0] * len(stacks)
+    dead_money = 0
 
     def pay(player: int, amount: int, live: bool) -> None:
         paid = min(amount, stacks[player])  # BLIND-3: short stacks post all they have
@@ -41,20 +43,24 @@ def post_forced_bets(cfg: GameConfig) -> ForcedBets:
         if live:
             bets[player] += paid
 
+    def pay_dead(player: int, amount: int) -> None:
+        nonlocal dead_money
+        paid = min(amount, stacks[player])  # BLIND-3 (ANTE-5: what is left after the blind)
+        stacks[player] -= paid
+        dead_money += paid  # nobody's stake: it never comes back as the payer's side pot
+
     for player, ante in enumerate(cfg.antes):  # ANTE-4: dead money, posted first
         if ante:
             pay(player, ante, live=False)
     if cfg.small_blind_index is not None:  # BLIND-1, BTN-3; BTN-5: may be missing
         pay(cfg.small_blind_index, cfg.small_blind, live=True)
     pay(cfg.big_blind_index, cfg.big_blind, live=True)
-    for post in cfg.posts:  # BLIND-4/5: the live part is a bet, the dead part is not
-        pay(post.player_index, post.live, live=True)
-        pay(post.player_index, post.dead, live=False)
-    dead_money = 0
+    for post in cfg.posts:  # BLIND-4/5: the live part is a bet; the dead part is dead
+        pay(post.player_index, post.live, live=True)  # money like an ante (ANTE-4, POT-7)
+        if post.dead:
+            pay_dead(post.player_index, post.dead)
     if cfg.big_blind_ante:  # ANTE-2; ANTE-5: the blind first, the ante from the rest
-        bb = cfg.big_blind_index
-        dead_money = min(cfg.big_blind_ante, stacks[bb])  # for the whole table: all can win it
-        stacks[bb] -= dead_money
+        pay_dead(cfg.big_blind_index, cfg.big_blind_ante)  # for the whole table
     min_increment = cfg.big_blind  # BET-4: preflop the first increment counts as the BB
     straddler = cfg.straddle_index
     if straddler is not None:  # STRADDLE-1..3

@@ -3,8 +3,8 @@
 Every operation comes three ways, after PokerKit: ``verify_x`` raises
 :class:`IllegalActionError` naming the rule and the reason, ``can_x`` answers yes or no,
 and ``x`` performs the action and returns it. An illegal action never changes the state.
-Chips are conserved: stacks plus contributions always equal the starting stacks, and after
-the hand the stacks plus the rake do.
+Chips are conserved: stacks plus the pot (contributions and dead money) always equal the
+starting stacks, and after the hand the stacks plus the rake do.
 
 The hand's truth is its action log (:attr:`Hand.log`): :meth:`Hand.replay` rebuilds any
 hand from its config and log, and :meth:`Hand.undo` is a replay without the last action.
@@ -70,8 +70,8 @@ class Hand:
         self.profile = profile
         self.stacks = forced.stacks
         self.bets = forced.bets  # live bets this round
-        self.contrib = forced.contrib  # what each put in this hand, own antes included
-        self.dead_money = forced.dead_money  # the big blind ante: the table's (ANTE-2)
+        self.contrib = forced.contrib  # each one's stake this hand, own antes included
+        self.dead_money = forced.dead_money  # BB ante, dead posts: the table's (ANTE-2/4)
         self.folded = [False] * n
         self.mucked = [False] * n
         self.shown = [False] * n
@@ -148,8 +148,10 @@ class Hand:
     def pots(self) -> list[Pot]:
         """The main pot and side pots as they stand (POT-1), before rake.
 
-        Each player's own antes are layered with their bets; the big blind ante is dead
-        money for the whole table and goes to the main pot (ANTE-2, ANTE-4).
+        Each player's own antes are layered with their bets; the big blind ante and the
+        dead part of a post (a missed small blind) are dead money for the whole table and
+        go to the main pot, never to a side pot of the one who paid them (ANTE-2, ANTE-4,
+        BLIND-5, POT-7).
         """
         live = [not (f or m) for f, m in zip(self.folded, self.mucked, strict=True)]
         return pots_with_dead_money(self.contrib, live, self.dead_money)
@@ -195,16 +197,28 @@ class Hand:
         return action
 
     def verify_deal_board(self, cards: Sequence[Card]) -> None:
-        """Raise unless these community cards are the next to come (DEAL-1, CARD-7)."""
-        verify_board_cards(self.phase, self.street, self._known, cards)
+        """Raise unless these community cards are the next to come (DEAL-1, CARD-7).
+
+        Also while all that is left of the betting is the big blind's option, nobody able
+        to answer a raise: dealing on leaves its check out, which is legal too (BET-1,
+        BLIND-2; RULES.md Appendix C).
+        """
+        phase = Phase.DEAL_BOARD if self._option_only else self.phase
+        verify_board_cards(phase, self.street, self._known, cards)
 
     def can_deal_board(self, cards: Sequence[Card]) -> bool:
         """Whether :meth:`deal_board` would accept these cards."""
         return _can(self.verify_deal_board, cards)
 
     def deal_board(self, cards: Sequence[Card]) -> DealBoard:
-        """Deal the flop, turn or river; betting follows while two players can bet."""
-        verify_board_cards(self.phase, self.street, self._known, cards)
+        """Deal the flop, turn or river; betting follows while two players can bet.
+
+        Dealt while the big blind's option is pending with nobody left to bet against,
+        the option passes as a check, unlogged (BLIND-2).
+        """
+        self.verify_deal_board(cards)
+        if self._option_only:
+            self._end_round()
         action = DealBoard(tuple(cards))
         self.board.extend(action.cards)
         self._known.update(action.cards)
@@ -284,7 +298,7 @@ class Hand:
             start = self.actor if self.actor != player else (player + 1) % len(self.stacks)
             self.actor = None if start is None else next_to_act(
                 start, self.stacks, self.folded, self.bets, self.acted, self.current_bet,
-                self._active)
+                self._active, self.street == 0)
             if self.actor is None or self.folded.count(False) == 1:
                 self._end_round()
         elif self.phase is Phase.DEAL_BOARD and self.folded.count(False) == 1:
@@ -435,6 +449,16 @@ class Hand:
         return action
 
     # ------------------------------------------------------------------ round flow
+    @property
+    def _option_only(self) -> bool:
+        """True when all the betting left is the big blind's option (or the straddler's)
+        against opponents all-in for no more than its bet (BET-1, BLIND-2, STRADDLE-2):
+        nobody could answer a raise (POT-3), so it may check or fold, and the dealer may
+        also deal on without its check (RULES.md Appendix C)."""
+        p = self.actor
+        return (p is not None and self._active == 1 and self.phase is Phase.BETTING
+                and self.bets[p] >= self.current_bet)
+
     def _start_round(self) -> None:
         cfg = self.config
         n = len(self.stacks)
@@ -453,15 +477,18 @@ class Hand:
             else:
                 self.min_increment = cfg.big_blind
             first = 0
+        # BET-1: a lone active player at the start has nobody to bet against, not even
+        # the big blind (no option: nobody else could act this round)
         self.actor = next_to_act(first % n, self.stacks, self.folded, self.bets, self.acted,
-                                 self.current_bet, self._active)
+                                 self.current_bet, self._active, False)
         if self.actor is None:
             self._end_round()
 
     def _advance(self, player: int) -> None:
         stacks = self.stacks  # the hot path: next_to_act called directly (BET-1)
         self.actor = next_to_act((player + 1) % len(stacks), stacks, self.folded, self.bets,
-                                 self.acted, self.current_bet, self._active)
+                                 self.acted, self.current_bet, self._active,
+                                 self.street == 0)  # BLIND-2: the option
         if self.actor is None:
             self._end_round()
 

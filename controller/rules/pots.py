@@ -48,15 +48,28 @@ def build_pots(contributions: Sequence[int], live: Sequence[bool]) -> list[Pot]:
 
 def pots_with_dead_money(contributions: Sequence[int], live: Sequence[bool],
                          dead_money: int) -> list[Pot]:
-    """:func:`build_pots`, with money that is nobody's stake (the big blind ante, ANTE-2)
-    added to the main pot, which every live player can win (ANTE-4)."""
+    """:func:`build_pots`, with money that is nobody's stake (the big blind ante, ANTE-2;
+    dead posts, BLIND-5) in the main pot, which every live player can win (ANTE-4, POT-7).
+    """
     pots = build_pots(contributions, live)
     if dead_money:
-        if pots:
-            pots[0] = Pot(pots[0].amount + dead_money, pots[0].eligible)
-        else:
-            pots = [Pot(dead_money, tuple(i for i, alive in enumerate(live) if alive))]
+        add_dead_money(pots, dead_money, live)
     return pots
+
+
+def add_dead_money(pots: list[Pot], dead_money: int, live: Sequence[bool]) -> None:
+    """Put ``dead_money`` in the main pot (ANTE-4, POT-7): every player holding cards can
+    win it, the one who paid it too, and nobody else's stake grows by it.
+
+    A player all-in on a dead post alone put no stake in, so no pot layered by the stakes
+    (``pots``) is theirs: the dead money is then a pot of its own ahead of those, which
+    every player holding cards can win (as PokerKit does with dead antes).
+    """
+    everyone = tuple(i for i, alive in enumerate(live) if alive)
+    if pots and pots[0].eligible == everyone:
+        pots[0] = Pot(pots[0].amount + dead_money, everyone)
+    else:
+        pots.insert(0, Pot(dead_money, everyone))
 
 
 def pots_in_the_middle(gathered: Sequence[int], stakes: Sequence[int], live: Sequence[bool],
@@ -68,7 +81,8 @@ def pots_in_the_middle(gathered: Sequence[int], stakes: Sequence[int], live: Seq
     pot starts at each all-in player's stake: an all-in player can win the pots up to it
     (BET-10), a player holding cards with chips behind can win them all (unless they fold
     later), a player who folded none (POT-7: their chips stay). Money that is nobody's
-    stake (the big blind ante, ANTE-2) is in the main pot. Once a betting round is over,
+    stake (the big blind ante, ANTE-2; dead posts, BLIND-5) is in the main pot
+    (:func:`add_dead_money`). Once a betting round is over,
     these are the pots :func:`build_pots` makes of the same contributions.
     """
     n = len(gathered)
@@ -90,10 +104,7 @@ def pots_in_the_middle(gathered: Sequence[int], stakes: Sequence[int], live: Seq
         else:
             pots.append(Pot(above, tuple(i for i in range(n) if live[i])))
     if dead_money:
-        if pots:
-            pots[0] = Pot(pots[0].amount + dead_money, pots[0].eligible)
-        else:
-            pots.append(Pot(dead_money, tuple(i for i in range(n) if live[i])))
+        add_dead_money(pots, dead_money, live)
     return pots
 
 

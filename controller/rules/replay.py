@@ -47,30 +47,37 @@ def config_from_history(history: HandHistory) -> GameConfig:
         sb, bb, forced = 0, sb, [0, *forced[:1], *forced[2:]]
     # Beyond the blinds: a post of at most the big blind is a new or returning player's
     # blind (BLIND-4/5); a larger one is a straddle (STRADDLE-1), at UTG or the button.
-    straddle, straddle_amount = Straddle.NONE, 0
-    posts = tuple(Post(i, live=x) for i, x in enumerate(forced) if i > 1 and 0 < x <= bb)
+    straddle, straddle_amount, straddler = Straddle.NONE, 0, None
+    live = {i: x for i, x in enumerate(forced) if i > 1 and 0 < x <= bb}
     extra = [(i, x) for i, x in enumerate(forced) if i > 1 and x > bb]
     if len(extra) == 1 and extra[0][0] in (2, n - 1):
         straddle = Straddle.UTG if extra[0][0] == 2 else Straddle.BUTTON
-        straddle_amount = extra[0][1]
+        straddler, straddle_amount = extra[0]
     elif extra:
         raise HandHistoryError(f"blinds_or_straddles {forced} has more than one straddle "
                                "(STRADDLE-1 allows one)")
     # Heads-up, PHH (after PokerKit) writes antes like blinds, small blind poster first,
-    # while p1 is the big blind: raw index 1 is always the big blind's.
-    raw = tuple(history.antes)
-    antes = raw[::-1] if n == 2 else raw
-    big_blind_ante = 0
-    if any(raw) and all(a == 0 for i, a in enumerate(raw) if i != 1):
-        big_blind_ante, antes = raw[1], ()  # ANTE-2
-    elif not any(raw):
-        antes = ()
+    # while p1 is the big blind: reversed, they are in position order.
+    antes = list(history.antes[::-1] if n == 2 else history.antes)
+    big = 0 if n == 2 or no_small_blind else 1
+    small = None if no_small_blind else 1 if n == 2 else 0
+    # PHH antes with ante_trimming_status false are dead money (PokerKit's reading, and how
+    # history_from_hand writes them). Above the ante everyone pays, the big blind's extra
+    # is the big blind ante (ANTE-2) and another player's a dead post (BLIND-5): both
+    # nobody's stake. Only the small blind's or the straddler's extra stays their own ante.
+    base = min(antes)
+    big_blind_ante, antes[big] = antes[big] - base, base
+    dead = {i: a - base for i, a in enumerate(antes) if a > base and i not in (small, straddler)}
+    for i in dead:
+        antes[i] = base
+    posts = tuple(Post(i, live.get(i, 0), dead.get(i, 0)) for i in sorted({*live, *dead}))
     try:
         return GameConfig(
             Variant(history.variant), tuple(history.starting_stacks), sb, bb,
-            antes=antes, big_blind_ante=big_blind_ante, straddle=straddle,
-            straddle_amount=straddle_amount, small_bet=history.small_bet or 0,
-            big_bet=history.big_bet or 0, no_small_blind=no_small_blind, posts=posts)
+            antes=tuple(antes) if any(antes) else (), big_blind_ante=big_blind_ante,
+            straddle=straddle, straddle_amount=straddle_amount,
+            small_bet=history.small_bet or 0, big_bet=history.big_bet or 0,
+            no_small_blind=no_small_blind, posts=posts)
     except ConfigError as exc:
         raise HandHistoryError(f"cannot set up this hand: {exc}") from None
 
@@ -195,7 +202,11 @@ def history_from_hand(hand: Hand, *, players: Sequence[str] | None = None) -> Ha
         forced[cfg.straddle_index] = cfg.straddle_size
     antes = list(cfg.antes or [0] * n)
     antes[cfg.big_blind_index] += cfg.big_blind_ante
-    for post in cfg.posts:  # live: a blind at that position; dead: money like an ante
+    # A post's live part is a blind at that position; its dead part is written as an extra
+    # ante of that player: PHH antes (ante_trimming_status false) are dead money in the
+    # main pot, as the dead post is (BLIND-5, ANTE-4), and config_from_history reads the
+    # extra back as the dead post.
+    for post in cfg.posts:
         forced[post.player_index] += post.live
         antes[post.player_index] += post.dead
     if n == 2:  # heads-up PHH writes forced bets small blind poster first (see above)

@@ -36,9 +36,10 @@ class HandView:
     board: tuple[Card, ...]  # community cards dealt so far
     # POT-1: the main pot first, then a side pot above each all-in player's stake, each with
     # the positions that can win it (holding cards, and all-in for at least its level, or
-    # with chips behind); chips from the rounds already over, antes included (ANTE-2/4:
-    # the big blind ante in the main pot). The bets of the round in play are in ``bets``
-    # until it ends (POT-3: an uncalled part goes back). Empty once the hand is complete.
+    # with chips behind); chips from the rounds already over, antes included (ANTE-2/4,
+    # BLIND-5: the big blind ante and dead posts in the main pot). The bets of the round
+    # in play are in ``bets`` until it ends (POT-3: an uncalled part goes back); between
+    # rounds these are the pots the hand is settled with. Empty once the hand is complete.
     pots: tuple[Pot, ...]
     pot_total: int  # the pots plus every bet in front (the PL-3 pot); 0 once complete
     stacks: tuple[int, ...]  # chips behind (after the hand: what each player has)

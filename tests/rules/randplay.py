@@ -31,17 +31,19 @@ def deal_hole_cards(hand: Hand, deck: list[Card]) -> None:
         hand.deal_hole(player, [deck.pop() for _ in range(per)])
 
 
-def choose_step(hand: Hand, rng: random.Random, *, fold_when_free: bool = False) -> Step:
+def choose_step(hand: Hand, rng: random.Random, *, fold_when_free: bool = False,
+                may_raise: bool = True) -> Step:
     """A random legal betting step for the player to act.
 
     Folding is only offered when there is something to call, unless ``fold_when_free``
-    (PokerKit refuses a fold that could have been a check).
+    (PokerKit refuses a fold that could have been a check). Raises are offered when legal,
+    unless ``may_raise`` is false (where the oracle departs from the rulebook).
     """
     options: list[Step] = [("cc",)]
     if fold_when_free or hand.call_amount > 0:
         options.append(("f",))
     low, high = hand.min_raise_to, hand.max_raise_to
-    if low is not None and high is not None:
+    if may_raise and low is not None and high is not None:
         options.append(("cbr", low))
         options.append(("cbr", high))
         if high > low:

@@ -184,7 +184,9 @@ def test_blind_5_live_returning_player_posts_bb_live_and_sb_dead() -> None:
     assert p.posts == (BlindPost(6, live_big=True, dead_small=True),)
     hand = Hand(p.game_config(Variant.NT, {s: 1000 for s in p.dealt}, 5, 10))
     i = p.index_of(6)
-    assert hand.bets[i] == 10 and hand.contrib[i] == 15 and hand.pot_total == 30
+    # the live BB is the player's stake, the dead SB the table's (BLIND-5, ANTE-4)
+    assert hand.bets[i] == 10 and hand.contrib[i] == 10 and hand.dead_money == 5
+    assert hand.pot_total == 30
     assert after_hand(p, table)[5].missed_blinds == Missed.NONE
 
 
@@ -325,7 +327,8 @@ def test_blind_4_live_post_counts_toward_the_call_and_keeps_the_option() -> None
 
 def test_blind_5_dead_post_is_in_the_pot_but_not_a_bet() -> None:
     hand = Hand(GameConfig(Variant.NT, (100,) * 4, 1, 2, posts=(Post(2, 2, 1),)))
-    assert hand.bets == [1, 2, 2, 0] and hand.contrib[2] == 3 and hand.pot_total == 6
+    assert hand.bets == [1, 2, 2, 0] and hand.contrib[2] == 2 and hand.pot_total == 6
+    assert hand.dead_money == 1  # nobody's stake: it goes to the main pot (POT-7)
     short = Hand(GameConfig(Variant.NT, (100, 100, 2, 100), 1, 2, posts=(Post(2, 2, 1),)))
     assert short.bets[2] == 2 and short.stacks[2] == 0  # BLIND-3: the live part first
 

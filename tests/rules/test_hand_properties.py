@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from controller.rules.config import LIVE_CASH, LIVE_TOURNAMENT, ONLINE, Variant
 from controller.rules.errors import IllegalActionError
-from controller.rules.game import GameConfig, Straddle
+from controller.rules.game import GameConfig, Post, Straddle
 from controller.rules.hand import Hand, Phase
 from controller.rules.rake import rake_policy
 from tests.rules.randplay import (
@@ -43,9 +43,16 @@ def configs(draw: st.DrawFn) -> GameConfig:
         antes = (bb // 10 or 1,) * n
     elif kind == "bb":
         bb_ante = bb
+    posts: tuple[Post, ...] = ()
+    straddler = {Straddle.UTG: 2, Straddle.BUTTON: n - 1}.get(straddle)
+    seats = [i for i in range(2, n) if i != straddler]
+    if draw(st.booleans()) and seats:  # BLIND-4: a new player's live BB; BLIND-5: a
+        live, dead = draw(st.sampled_from([(bb, 0), (bb, sb), (0, sb)]))  # missed SB, dead
+        posts = (Post(draw(st.sampled_from(seats)), live, dead),)
     rake = rake_policy("casino") if draw(st.booleans()) else None
     return GameConfig(variant, stacks, sb, bb, antes=antes, big_blind_ante=bb_ante,
-                      straddle=straddle, small_bet=bb, big_bet=2 * bb, rake=rake)
+                      straddle=straddle, small_bet=bb, big_bet=2 * bb, rake=rake,
+                      posts=posts)
 
 
 profiles = st.sampled_from([LIVE_CASH, LIVE_TOURNAMENT, ONLINE])

@@ -93,8 +93,28 @@ def test_blind_4_posts_export_to_phh_and_replay_to_the_same_stacks() -> None:
     assert hand.config.posts
     (again,) = loads(dumps(history_from_hand(hand)))
     assert again.blinds_or_straddles == (1, 2, 2, 2, 0) and again.antes == (0, 0, 0, 1, 0)
-    assert config_from_history(again).posts == (Post(2, live=2), Post(3, live=2))
+    # PHH antes (ante_trimming_status false) are dead money: the extra ante is the dead post
+    assert not again.ante_trimming_status
+    assert config_from_history(again) == config
     assert replay_history(again, LIVE_CASH).stacks == hand.stacks
+
+
+@pytest.mark.parametrize("config", [
+    GameConfig(Variant.NT, (40, 9, 60, 30), 1, 2, antes=(1,) * 4, big_blind_ante=2),
+    GameConfig(Variant.NT, (8, 50, 50, 50), 1, 2, no_small_blind=True, big_blind_ante=2),
+], ids=["beside_antes", "without_small_blind"])
+def test_ante_2_big_blind_ante_reads_back_from_phh_as_the_tables_dead_money(
+        config: GameConfig) -> None:
+    # PHH antes are dead money (ante_trimming_status false): the big blind's extra ante is
+    # the big blind ante wherever the big blind sits (BTN-5: index 0 without a small
+    # blind), beside an ante everyone pays too, never the big blind's own stake.
+    for seed in range(20):
+        hand, _, _ = play_random_hand(config, random.Random(seed), profile=LIVE_TOURNAMENT)
+        (again,) = loads(dumps(history_from_hand(hand)))
+        read = config_from_history(again)
+        assert (read.antes, read.big_blind_ante, read.big_blind_index) == (
+            config.antes, config.big_blind_ante, config.big_blind_index)
+        assert replay_history(again, LIVE_TOURNAMENT).stacks == hand.stacks
 
 
 def test_live_17_dead_hands_and_forfeits_export_as_commented_folds_and_replay() -> None:

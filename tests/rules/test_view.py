@@ -152,15 +152,20 @@ def test_blind_2_bet_1_the_option_stands_after_calls_and_all_ins_for_at_most_the
     assert view_of(hand).to_act == 3  # the raise reopens the action for the caller
 
 
-def test_bet_1_a_big_blind_facing_only_all_ins_for_no_more_than_the_blind_has_nothing_left(
+def test_bet_1_blind_2_a_big_blind_facing_only_all_ins_for_no_more_than_the_blind_acts(
 ) -> None:
-    # Nobody is left to bet against: the engine moves on without the big blind's check
-    # (RULES.md Appendix C: leaving that check out is legal), so the view shows nobody.
+    # Nobody can answer a raise, but the big blind still has its option (BET-1, BLIND-2):
+    # the view shows it to act, to check or fold; dealing on without the check is legal
+    # too (RULES.md Appendix C).
     hand = dealt([1, 100, 2])
     hand.call()  # the button, all-in for the blind
     view = view_of(hand)
-    assert (view.phase, view.to_act, view.all_in) == (Phase.DEAL_BOARD, None,
-                                                       (True, False, True))
+    assert (view.phase, view.to_act, view.all_in) == (Phase.BETTING, 1, (True, False, True))
+    assert decision(view) == (1, 0, None, None, True, False, False, True)
+    assert view.bets == (1, 2, 2) and pots(view) == []  # the bets are still in front
+    hand.check()
+    view = view_of(hand)
+    assert (view.phase, view.to_act) == (Phase.DEAL_BOARD, None)
     assert pots(view) == [(3, (0, 1, 2)), (2, (1, 2))]
 
 
@@ -434,8 +439,8 @@ def check_against_the_engine(hand: Hand, view: HandView, total: int) -> None:
         assert not any(view.folded[i] or hand.mucked[i] for i in pot.eligible)
     assert all(not view.stacks[i] for i, a in enumerate(view.all_in) if a)
     if hand.phase is Phase.DEAL_BOARD or hand.phase is Phase.SHOWDOWN:
-        # POT-1: between rounds, the engine's pots (these configs have equal antes and no
-        # dead posts, which Hand.pots() layers as the poster's own stake)
+        # POT-1: between rounds, the pots the engine settles with (ANTE-2/4, BLIND-5: the
+        # big blind ante and dead posts in the main pot in both)
         assert view.pots == tuple(hand.pots())
     assert view.next_to_show == hand.next_to_show
     assert view.board == tuple(hand.board)
