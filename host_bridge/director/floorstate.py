@@ -29,11 +29,14 @@ class HandInPlay:
 
 @dataclass(slots=True)
 class TableView:
-    """One table as its own events show it (not the model's plan)."""
+    """One table as its own events show it (not the model's plan). ``granted``: for each
+    seat, the time-bank stage (issue 5) the director was in when the table reported the
+    player seated there, so whether the count the table holds is the stage's grant."""
 
     wire: str
     number: int
     seats: dict[int, str] = field(default_factory=dict)
+    granted: dict[int, str | None] = field(default_factory=dict)
     paused: bool = False
     hand_for_hand: bool = False
     closed: bool = False

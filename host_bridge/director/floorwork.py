@@ -76,16 +76,23 @@ class FloorWork:
     async def reconcile(self) -> None:
         """Every player the model seats elsewhere leaves (MovePlayer), then everyone is
         seated where the model says (SeatPlayer with the model's stack); broken tables
-        close. Idempotent: after a restart it finishes what a crash interrupted."""
+        close. A player already in their model seat but seated there before the time
+        bank's current stage (issue 5: the final-table redraw's new grant) is seated again
+        the same way, since a table learns a count only with SeatPlayer: every player then
+        holds the stage's grant at their table, those who keep their seat in the redraw
+        too (TOURN-28). Idempotent: after a restart it finishes what a crash interrupted
+        (the views are replayed from the journaled reports)."""
         model, views, link = self._model, self._views, self._link
         floor = model.floor
+        stage = model.time_bank.stage
         shown = {p: (w, s) for w, v in views.items() for s, p in v.seats.items()}
         leave: list[tuple[str, int, str, str]] = []  # from wire, seat, player, to wire
         arrive: list[tuple[str, int, str]] = []
         for number, ts in floor.tables.items():
             wire = self._wires[number]
+            view = views[wire]
             for seat, player in sorted(ts.players.items()):
-                if views[wire].seats.get(seat) == player:
+                if view.seats.get(seat) == player and view.granted.get(seat) == stage:
                     continue
                 if model.entry(player).stack <= 0:  # a bust who may still rebuy
                     continue  # (TOURN-10): off the table until the rebuy seats them

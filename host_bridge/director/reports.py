@@ -79,12 +79,16 @@ class TableReports:
                 self._hand_void(view)
             case PlayerSeated(seat=seat, player=player):
                 view.seats[seat] = player
+                # seated by a command sent in this stage: the table holds its grant
+                view.granted[seat] = self._model.time_bank.stage
             case PlayerMoved(seat=seat, stack=stack):
                 moved = view.seats.pop(seat, None)
+                view.granted.pop(seat, None)
                 if moved is not None:
                     view.moved_stacks[moved] = stack
             case PlayerRemoved(seat=seat) | PlayerBusted(seat=seat):
                 view.seats.pop(seat, None)
+                view.granted.pop(seat, None)
             case Paused() | Resumed():
                 view.paused = isinstance(ev, Paused)
             case HandForHandSet(on=on):

@@ -26,7 +26,9 @@ to the floor through the bridge:
 How moves are carried out (TOURN-19/20/21/28): the model decides; the tables are then
 made to match it (:meth:`FloorWork.reconcile`: every player the model seats elsewhere
 leaves with
-``MovePlayer``, then everyone not yet in their model seat is seated with ``SeatPlayer``).
+``MovePlayer``, then everyone not yet in their model seat is seated with ``SeatPlayer``;
+a player whose table seated them before a new time-bank grant, as at the final-table
+redraw, is seated again so that their table holds it).
 Tables move players between hands only, so before any balancing, break or redraw every
 live table is *held*: outside hand-for-hand it is paused (its ``paused`` event, after its
 last hand's events in seq order, says the model is up to date with it), during

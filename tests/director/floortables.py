@@ -1,7 +1,8 @@
 """Tournament tables that speak the wire format over a real broker, for the director's
 floor tests: the contract of the controller's tournament mode (issue 9, table side).
 
-A :class:`ContractTable` starts empty, seats whoever ``SeatPlayer`` sends, plays hands
+A :class:`ContractTable` starts empty, seats whoever ``SeatPlayer`` sends (holding the
+time-bank chips it carries, reported back on ``player_seated``), plays hands
 with bots whenever at least two players are seated and it is not paused, closed or held
 for hand-for-hand, and reports what happened as the controller does: ``hand_started``
 (seats in position order, stacks before the forced bets, the layout), ``hand_ended``
@@ -85,6 +86,9 @@ class ContractTable:
         self.seq = itertools.count(1)
         self.seats: dict[int, tuple[str, int]] = {}  # seat -> (player, stack)
         self.newcomers: set[str] = set()
+        # the time-bank extension chips the table holds, by player, as the controller's
+        # ExtensionChips: a count carried by SeatPlayer replaces it; none carried leaves it
+        self.extensions: dict[str, int] = {}
         self.previous: Positions | None = None
         self.level = 1
         self.paused = False
@@ -157,13 +161,16 @@ class ContractTable:
         error: str | None = None
         closing = False
         match command:
-            case SeatPlayer(seat=seat, player=player, stack=stack):
+            case SeatPlayer(seat=seat, player=player, stack=stack, extension_chips=carried):
                 if seat in self.seats:
                     error = f"seat {seat} is taken by {self.seats[seat][0]}"
                 else:
                     self.seats[seat] = (player, stack)
                     self.newcomers.add(player)
-                    changes.append(PlayerSeated(seat=seat, player=player, stack=stack))
+                    if carried is not None:
+                        self.extensions[player] = carried
+                    changes.append(PlayerSeated(seat=seat, player=player, stack=stack,
+                                                extension_chips=carried))
             case MovePlayer(seat=seat, to_table=to_table):
                 if seat not in self.seats:
                     error = f"seat {seat} is empty"

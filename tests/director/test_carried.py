@@ -149,20 +149,32 @@ def test_tourn_32_the_host_learns_the_chips_a_table_reports_spent(tmp_path: Path
     assert director.model.carry("b").time_bank_chips == 2
 
 
-def test_clock_the_time_bank_is_granted_at_the_start_and_again_at_the_final_table(
+def test_clock_the_time_bank_is_granted_at_the_start_and_again_to_every_final_table_player(
         tmp_path: Path) -> None:
-    async def run() -> tuple[TournamentDirector, list[tuple[str | None, SeatPlayer]]]:
+    """Issue 5, TOURN-28: the draw seats everyone with ``time_bank_start`` chips; the
+    final-table redraw resets everyone's count to ``time_bank_final_table``, and every
+    player at the final table holds it *at the table*: those who keep their seat in the
+    redraw too (they are seated again, as a redraw does), not only those who move."""
+    Seats = dict[str, dict[int, str]]
+
+    async def run() -> tuple[TournamentDirector, LocalFloor,
+                             list[tuple[str | None, SeatPlayer]], Seats]:
         wires = {"T1": 6, "T2": 6}
         floor = LocalFloor(list(wires), seed=3, all_in=1.0)
         sent: list[tuple[str | None, SeatPlayer]] = []  # (the director's stage, command)
+        before: Seats = {}  # every table's seats when the redraw's first command goes out
         deliver = floor.publish
         director: TournamentDirector | None = None
 
         async def spy(topic: str, payload: bytes, qos: int, retain: bool) -> None:
             if topic.endswith("/cmd") and director is not None:
                 command = CommandMessage.model_validate_json(payload).command
+                stage = director.model.time_bank.stage
+                if stage == "final_table" and not before:
+                    before.update({w: {s: p for s, (p, _) in t.seats.items()}
+                                   for w, t in floor.tables.items()})
                 if isinstance(command, SeatPlayer):
-                    sent.append((director.model.time_bank.stage, command))
+                    sent.append((stage, command))
             await deliver(topic, payload, qos, retain)
 
         floor.publish = spy  # type: ignore[method-assign]
@@ -178,6 +190,9 @@ def test_clock_the_time_bank_is_granted_at_the_start_and_again_at_the_final_tabl
         bridge.observers.append(director.observe)
         await director.start()
         await _until(lambda: sum(len(floor.tables[w].seats) for w in wires) == 10)
+        # the draw: every table holds the start grant for each player it seats
+        assert all(t.extensions[p] == 2 for t in floor.tables.values()
+                   for p, _ in t.seats.values())
         # all-in hands until the field fits one table: the final table is drawn again
         # (a table the director holds for its floor work does not deal)
         for _ in range(40):
@@ -190,11 +205,20 @@ def test_clock_the_time_bank_is_granted_at_the_start_and_again_at_the_final_tabl
         # after the other: stop the director only once they have been
         await _until(lambda: _carried_out(director, floor))
         await director.stop()
-        return director, sent
+        return director, floor, sent, before
 
-    director, sent = asyncio.run(run())
+    director, floor, sent, before = asyncio.run(run())
     assert director.anomalies == []
     drawn = [c for stage, c in sent if stage == "start"]
     final = [c for stage, c in sent if stage == "final_table"]
     assert len(drawn) >= 10 and {c.extension_chips for c in drawn[:10]} == {2}  # the draw
     assert final and {c.extension_chips for c in final} == {3}  # the redraw: reset to 3
+    (wire,) = [w for w, t in floor.tables.items() if t.seats]  # the final table
+    seated = {s: p for s, (p, _) in floor.tables[wire].seats.items()}
+    kept = {p for s, p in seated.items() if before[wire].get(s) == p}
+    assert kept and kept != set(seated.values())  # some keep their seat, some move
+    # every final-table player, moved or not, was sent the grant and their table holds it
+    assert {c.player for c in final} == set(seated.values())
+    assert {p: floor.tables[wire].extensions[p] for p in seated.values()} \
+        == dict.fromkeys(seated.values(), 3)
+    assert all(director.model.time_bank.chips(p) == 3 for p in seated.values())
