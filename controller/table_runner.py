@@ -211,7 +211,6 @@ async def run_table(profile_name: str, *, site: str, table_id: str, broker: str,
                                   structure=options.structure, profile=rules,
                                   tournament=options.tournament,
                                   shot_clock=shot_clock or ShotClockConfig())
-            sink.table = table
             if journal.state.seats or options.tournament:
                 restore(table, journal.state, sink)
             else:  # first boot of a cash table: the virtual table's bots are the players

@@ -26,9 +26,13 @@ from controller.events import (
     BreakStarted,
     CameBack,
     CardBurned,
+    ChipsCounted,
     ClockCalled,
     ClockSynced,
+    ColourUpCancelled,
     ColourUpScheduled,
+    ColourUpStarted,
+    ColourUpStepUndone,
     DeckReport,
     HandEnded,
     HandForHandSet,
@@ -49,6 +53,10 @@ from controller.events import (
     PlayerSeated,
     PotAwarded,
     PublicEvent,
+    RaceCardDealt,
+    RaceChipsAwarded,
+    RaceDealtAgain,
+    Rejected,
     Resumed,
     SatOut,
     SeatPresence,
@@ -85,7 +93,9 @@ OPEN_HANDS = "pitboss.open_hands"
 LOG_ONLY: Final = (HoleDealt, ActionAccepted, CardBurned, ActionsUndone, ActionCorrected,
                    ActionHeld, HandShown, PotAwarded, Irregularity, SatOut, CameBack,
                    PenaltyServed, SeatPresence, PlayerCheckedIn, ShotClockReport,
-                   HandReleased, DeckReport)
+                   HandReleased, DeckReport, Rejected, ColourUpStarted, ChipsCounted,
+                   RaceCardDealt, RaceDealtAgain, RaceChipsAwarded, ColourUpStepUndone,
+                   ColourUpCancelled)
 #: events that end the hand in progress
 HAND_OVER: Final = (HandEnded, HandVoided, MisdealDeclared)
 
@@ -172,7 +182,10 @@ def apply_event(session: Session, table: PokerTable, message: EventMessage, seq:
         case HoleDealt() | ActionAccepted() | CardBurned() | ActionsUndone() \
                 | ActionCorrected() | ActionHeld() | HandShown() | PotAwarded() \
                 | Irregularity() | SatOut() | CameBack() | PenaltyServed() | SeatPresence() \
-                | PlayerCheckedIn() | ShotClockReport() | HandReleased() | DeckReport():
+                | PlayerCheckedIn() | ShotClockReport() | HandReleased() | DeckReport() \
+                | Rejected() | ColourUpStarted() | ChipsCounted() | RaceCardDealt() \
+                | RaceDealtAgain() | RaceChipsAwarded() | ColourUpStepUndone() \
+                | ColourUpCancelled():
             pass  # LOG_ONLY: the event log already holds what the floor keeps of these
         case _:
             assert_never(event)

@@ -6,6 +6,8 @@ change, the host's commands and the public state, each a frozen pydantic model.
 - :mod:`.seats`: players seated, removed, moved, busted, sitting out; stacks adjusted.
 - :mod:`.clock`: pause, levels, breaks, the host's sync, clock calls, the shot clock.
 - :mod:`.floor`: hand-for-hand, colour-ups scheduled, the table closed, the deck.
+- :mod:`.colour_up`: the colour-up's steps (its outcome is a ``stack_adjusted``).
+- :mod:`.refusal`: an input the table refused, with the rule and the reason.
 - :mod:`.state`: the public state. :mod:`.commands`: the host's commands.
 - :mod:`.union`: :data:`TableEvent`, the one discriminated union (``kind``).
 
@@ -24,6 +26,15 @@ from .clock import (
     Paused,
     Resumed,
     ShotClockReport,
+)
+from .colour_up import (
+    ChipsCounted,
+    ColourUpCancelled,
+    ColourUpStarted,
+    ColourUpStepUndone,
+    RaceCardDealt,
+    RaceChipsAwarded,
+    RaceDealtAgain,
 )
 from .commands import (
     COMMAND_NAMES,
@@ -67,6 +78,7 @@ from .hand import (
     SecretEvent,
     move_of,
 )
+from .refusal import Rejected
 from .seats import (
     CameBack,
     PenaltyServed,
@@ -82,21 +94,31 @@ from .seats import (
     StackReason,
 )
 from .state import HandLayout, PublicState, SeatView
-from .union import EVENT_TYPES, KINDS, TABLE_EVENTS, JournalEvent, PublicEvent, TableEvent
+from .union import (
+    EVENT_TYPES,
+    KINDS,
+    TABLE_EVENTS,
+    JournalEvent,
+    PublicEvent,
+    TableEvent,
+    is_secret,
+)
 
 __all__ = [
     "COMMAND_NAMES", "EVENT_TYPES", "KINDS", "TABLE_EVENTS", "ActionAccepted",
     "ActionCorrected", "ActionHeld", "ActionsUndone", "AddChips", "BoardDealt",
     "BreakEnded", "BreakStarted", "BurnedCard", "CallClock", "CameBack", "CardBurned",
-    "Change", "ClockCalled", "ClockSnapshot", "ClockSynced", "CloseTable",
-    "ColourUpScheduled", "Command", "DeckReport", "Frozen", "GameSetup", "HandEnded",
+    "Change", "ChipsCounted", "ClockCalled", "ClockSnapshot", "ClockSynced", "CloseTable",
+    "ColourUpCancelled", "ColourUpScheduled", "ColourUpStarted", "ColourUpStepUndone",
+    "Command", "DeckReport", "Frozen", "GameSetup", "HandEnded",
     "HandForHand", "HandForHandSet", "HandLayout", "HandReleased", "HandShown",
     "HandStarted", "HandStep", "HandVoided", "HoleCardsDealt", "HoleDealt", "Irregularity",
     "JournalEvent", "JsonScalar", "LevelSet", "MisdealDeclared", "MoveName", "MovePlayer",
     "NextHand", "Pause", "Paused", "PenaltyServed", "PlayerBusted", "PlayerCheckedIn",
     "PlayerMoved", "PlayerRemoved", "PlayerSeated", "PostSetup", "PotAwarded",
-    "PublicEvent", "PublicState", "RakeSetup", "RemovePlayer", "Resume", "Resumed",
+    "PublicEvent", "PublicState", "RaceCardDealt", "RaceChipsAwarded", "RaceDealtAgain",
+    "RakeSetup", "Rejected", "RemovePlayer", "Resume", "Resumed",
     "SatOut", "ScheduleColourUp", "SeatAdjustment", "SeatPlayer", "SeatPresence",
     "SeatView", "SecretEvent", "SetLevel", "ShotClockReport", "StackAdjusted",
-    "StackReason", "SyncClock", "TableClosed", "TableEvent", "move_of",
+    "StackReason", "SyncClock", "TableClosed", "TableEvent", "is_secret", "move_of",
 ]

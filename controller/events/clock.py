@@ -8,7 +8,9 @@ from typing import Annotated, Literal
 
 from pydantic import Field
 
-from .base import Change, Count, Frozen, Id, LevelNo, RuleId, SeatNo
+from .base import Change, Chips, Count, Frozen, Id, LevelNo, RuleId, SeatNo, Word
+
+Seconds = Annotated[float, Field(ge=0)]
 
 
 class ClockSnapshot(Frozen):
@@ -46,18 +48,28 @@ class Resumed(Change):
 
 
 class LevelSet(Change):
-    """The blind level moved on to ``level`` (from the next hand, LEVEL-1)."""
+    """The blind level moved on to ``level`` (from the next hand, LEVEL-1), with its
+    blinds and ante when the table sends them."""
 
     kind: Literal["level_set"] = "level_set"
     level: LevelNo
     clock: ClockSnapshot | None = None
+    small_blind: Chips | None = None
+    big_blind: Chips | None = None
+    ante: Chips | None = None
 
 
 class ClockCalled(Change):
-    """The clock was called on the player at ``seat`` (CLOCK-1/2)."""
+    """The clock was called on the player at ``seat`` (CLOCK-1/2): ``seconds`` to decide,
+    then a ``countdown_s`` countdown; ``caller`` is ``dealer`` or ``floor``; ``rule`` the
+    rule that set the time (when the table sends them)."""
 
     kind: Literal["clock_called"] = "clock_called"
     seat: SeatNo
+    seconds: Seconds | None = None
+    countdown_s: Count | None = None
+    caller: Word | None = None
+    rule: RuleId | None = None
 
 
 class ClockSynced(Change):
@@ -72,13 +84,14 @@ class ClockSynced(Change):
 
 
 class BreakStarted(Change):
-    """A break after ``level`` began; no hand starts until it ends. ``colour_up``: the chip
-    denominations leaving play at this break (CHIPRACE-*)."""
+    """A break after ``level`` began, ``seconds`` long; no hand starts until it ends.
+    ``colour_up``: the chip denominations leaving play at this break (CHIPRACE-*)."""
 
     kind: Literal["break_started"] = "break_started"
     level: LevelNo
     colour_up: tuple[Annotated[int, Field(ge=1)], ...] = ()
     clock: ClockSnapshot | None = None
+    seconds: Seconds | None = None  # how long it lasts
 
 
 class BreakEnded(Change):

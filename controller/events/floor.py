@@ -3,7 +3,9 @@ closed, and the deck's reports."""
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Annotated, Literal
+
+from pydantic import Field
 
 from .base import Change, Count, Frozen, HandNo, LevelNo, Word
 
@@ -37,8 +39,10 @@ class TableClosed(Change):
 
 
 class DeckReport(Frozen):
-    """The deck: a new one ``enrolled``, ``checked`` at the shuffle (CARD-1: counts only,
-    no card names), or an ``unknown_card`` read at ``reader``."""
+    """The deck: a new one ``enrolled`` (``version``, and ``digest``, the SHA-256 of its
+    UID map: which deck is in play), ``checked`` at the shuffle (CARD-1: counts only, no
+    card names; the dealer's screen names them), or an ``unknown_card`` read at
+    ``reader``."""
 
     kind: Literal["deck"] = "deck"
     what: Literal["enrolled", "checked", "unknown_card"]
@@ -48,3 +52,4 @@ class DeckReport(Frozen):
     duplicated: Count = 0
     unknown: Count = 0
     reader: Word | None = None
+    digest: Annotated[str, Field(pattern=r"^[0-9a-f]{64}$")] | None = None

@@ -29,6 +29,15 @@ from .clock import (
     Resumed,
     ShotClockReport,
 )
+from .colour_up import (
+    ChipsCounted,
+    ColourUpCancelled,
+    ColourUpStarted,
+    ColourUpStepUndone,
+    RaceCardDealt,
+    RaceChipsAwarded,
+    RaceDealtAgain,
+)
 from .floor import ColourUpScheduled, DeckReport, HandForHandSet, HandReleased, TableClosed
 from .hand import (
     ActionAccepted,
@@ -36,17 +45,20 @@ from .hand import (
     ActionHeld,
     ActionsUndone,
     BoardDealt,
+    BurnedCard,
     CardBurned,
     HandEnded,
     HandShown,
     HandStarted,
     HandVoided,
+    HoleCardsDealt,
     HoleDealt,
     Irregularity,
     MisdealDeclared,
     PotAwarded,
     SecretEvent,
 )
+from .refusal import Rejected
 from .seats import (
     CameBack,
     PenaltyServed,
@@ -73,12 +85,23 @@ PublicEvent = (
     | ShotClockReport
     # the floor
     | HandForHandSet | HandReleased | ColourUpScheduled | TableClosed | DeckReport
+    # the colour-up's steps (CHIPRACE-*; its outcome is a stack_adjusted)
+    | ColourUpStarted | ChipsCounted | RaceCardDealt | RaceDealtAgain | RaceChipsAwarded
+    | ColourUpStepUndone | ColourUpCancelled
+    # a refusal: nothing changed
+    | Rejected
 )
 TableEvent = Annotated[PublicEvent, Field(discriminator="kind")]
 """Every public table event, discriminated by ``kind``."""
 
 JournalEvent = PublicEvent | SecretEvent
 """What the table hands the journal: a public event, or a secret one it splits."""
+
+
+def is_secret(event: JournalEvent) -> bool:
+    """True for a secret event (hole or burn cards): the journal sends its cards on
+    ``secure/cards`` only, and nobody writes them to an INFO log (CARD-4)."""
+    return isinstance(event, HoleCardsDealt | BurnedCard)
 
 TABLE_EVENTS: Final[TypeAdapter[PublicEvent]] = TypeAdapter(TableEvent)
 """Parses one event (a dict or JSON) into its model; refuses an unknown ``kind``."""

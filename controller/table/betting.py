@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
+from controller.events import ActionAccepted, ActionHeld
 from controller.rules.actions import BetRaise, Call, Check, Fold
 from controller.rules.config import RulesProfile
 from controller.rules.errors import RulesError
@@ -29,8 +30,7 @@ from controller.rules.live import (
     interpret_chips,
 )
 
-from .base import CONTINUE, Stage, nothing
-from .events import ActionAccepted, ActionHeld, ActionReleased, Choice
+from .base import CONTINUE, WORD, Choice, Stage, clip, nothing
 from .ports import Held, Play
 
 Pushed = int | Sequence[int]
@@ -81,7 +81,7 @@ def position_for(play: Play, seat: int | None, what: str) -> int | None:
     if hand is None or play.stage is not Stage.PLAYING:
         play.reject(f"nobody can {what} now: the table is {play.stage}", "BET-1", what)
         return None
-    if any(p.event.kind == "choice" for p in play.prompts):
+    if any(p.kind == "choice" for p in play.prompts):
         play.reject("a player must first choose (see the open prompt)", None, what)
         return None
     if seat is None:
@@ -170,12 +170,10 @@ def kill(play: Play, position: int, rule: str, source: str) -> bool:
         hand.kill(position, rule)
     except RulesError as exc:
         return play.reject(exc.reason, exc.rule, source)
-    play.emit(ActionAccepted(play.hand_no, play.seat_of(position), hand.log[-1], source,
-                              rule=rule))
+    play.emit(action_event(play, source, rule=rule))
     play.held.pop(position, None)  # a dead hand's held action dies with it
-    if any(p.event.kind == "choice" and p.event.seat == play.seat_of(position)
-           for p in play.prompts):
-        play.prompts = [p for p in play.prompts if p.event.kind != "choice"]
+    if any(p.kind == "choice" and p.seat == play.seat_of(position) for p in play.prompts):
+        play.prompts = [p for p in play.prompts if p.kind != "choice"]
     advance(play)
     return True
 
@@ -199,8 +197,24 @@ def hold_out_of_turn(play: Play, position: int, chips: Pushed,
     else:
         action = BetRaise(position, hand.bets[position] + pushed)
     play.held[position] = held = Held.taken(action, play.profile, pushed)
-    play.emit(ActionHeld(play.hand_no, play.seat_of(position), held.what))
+    play.emit(ActionHeld(hand_no=play.hand_no, seat=play.seat_of(position),
+                         what=clip(held.what, WORD)))
     return True
+
+
+def action_event(play: Play, source: str, ruling: Ruling | None = None, *,
+                 rule: str | None = None) -> ActionAccepted:
+    """The event of the engine's last action (by position), with how it was made: its
+    ``source`` and what the live rules decided (chips returned, owed, forfeited)."""
+    hand = play.hand
+    assert hand is not None
+    live: dict[str, object] = {"source": source}
+    if ruling is not None:
+        live.update(returned=ruling.returned, owed=ruling.owed, forfeited=ruling.forfeited)
+        rule = rule or ruling.rule
+    if rule is not None:
+        live["rule"] = rule
+    return ActionAccepted.of(play.hand_no, hand.log[-1], **live)
 
 
 def accepted(play: Play, position: int, source: str, ruling: Ruling | None = None) -> None:
@@ -208,15 +222,12 @@ def accepted(play: Play, position: int, source: str, ruling: Ruling | None = Non
     hand = play.hand
     assert hand is not None
     action = hand.log[-1]
-    play.emit(ActionAccepted(
-        play.hand_no, play.seat_of(position), action, source,
-        ruling.returned if ruling else 0, ruling.owed if ruling else 0,
-        ruling.forfeited if ruling else 0, ruling.rule if ruling else None))
+    play.emit(action_event(play, source, ruling))
     play.held.pop(position, None)
     for other, held in list(play.held.items()):
         play.held[other] = held.after(action)
-    if any(p.event.kind == "choice" for p in play.prompts):  # the choice was this one's
-        play.prompts = [p for p in play.prompts if p.event.kind != "choice"]
+    if any(p.kind == "choice" for p in play.prompts):  # the choice was this one's
+        play.prompts = [p for p in play.prompts if p.kind != "choice"]
     advance(play)
 
 
@@ -239,7 +250,8 @@ def advance(play: Play) -> None:
             except RulesError:
                 ruling = None
             if ruling is None or ruling.pending:
-                play.emit(ActionReleased(play.hand_no, seat, held.what))
+                play.emit(ActionHeld(hand_no=play.hand_no, seat=seat,
+                                     what=clip(held.what, WORD), released=True))
             else:
                 apply_ruling(play, ruling, "held")
                 return

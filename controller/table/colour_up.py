@@ -19,8 +19,12 @@ Each step is prompted on the blinds display and the seat lights
 3. AWARD: the cards are ranked (rank, then suit: CHIPRACE-6.3); the ``deal`` key says the
    chips were handed out.
 4. CONFIRM: the ``deal`` key confirms the new stacks. They are journaled and sent as ONE
-   event (:class:`~controller.table.events.StacksColouredUp`, ``stack_adjusted`` on the
-   wire), then the roster takes them and the leaving chips are out of play.
+   event (``StackAdjusted``, ``reason`` "colour_up", with a one-line note), then the
+   roster takes them and the leaving chips are out of play.
+
+Every step is journaled too (``ColourUpStarted``, ``ChipsCounted``, ``RaceCardDealt``,
+``RaceDealtAgain``, ``RaceChipsAwarded``, ``ColourUpStepUndone``, ``ColourUpCancelled``):
+a dispute about a chip race is settled from the record.
 
 ``undo`` takes back the last step (with none, it calls the colour-up off).
 """
@@ -42,14 +46,8 @@ from controller.chiprace import (
 )
 from controller.chiprace.chips import check_settings
 from controller.devices.interfaces import BlindsDisplay, LightState
-from controller.rules.cards import Card
-from controller.rules.errors import RulesError
-
-from .base import Prompt, Stage
-from .colour_up_screen import Screen, pixels_of, prompt_screen, render_screen, seat_lights
-from .events import (
+from controller.events import (
     ChipsCounted,
-    Choice,
     ColourUpCancelled,
     ColourUpScheduled,
     ColourUpStarted,
@@ -57,9 +55,15 @@ from .events import (
     RaceCardDealt,
     RaceChipsAwarded,
     RaceDealtAgain,
-    StacksColouredUp,
+    SeatAdjustment,
+    StackAdjusted,
 )
-from .ports import HandView, Journal, Refuse
+from controller.rules.cards import Card
+from controller.rules.errors import RulesError
+
+from .base import WORD, Choice, Prompt, Stage, clip
+from .colour_up_screen import Screen, pixels_of, prompt_screen, render_screen, seat_lights
+from .ports import HandView, Refuse, Sink
 from .seats import Roster
 
 DEFAULT_CHIP_SET: Final = ChipSet.of({  # [conv] any whole stack fits; a house sets its own
@@ -105,7 +109,7 @@ class ColourUpPorts:
 
     view: HandView
     roster: Roster
-    emit: Journal
+    emit: Sink
     reject: Refuse
     prompts: OpenPrompt
     level_no: Callable[[], int]
@@ -160,7 +164,8 @@ class ColourUp:
         except RulesError as exc:
             return t.reject(f"cannot colour up: {exc.reason}", exc.rule, "colour_up")
         order = tuple(seat for seat, _ in race.expect().due)
-        t.emit(ColourUpStarted(tuple(sorted(set(values), reverse=True)), trigger, order))
+        t.emit(ColourUpStarted(leaving=tuple(sorted(set(values), reverse=True)),
+                               trigger=clip(trigger, WORD), seats=order))
         self.race, self.trigger, self.pending = race, trigger, None
         return True
 
@@ -174,7 +179,7 @@ class ColourUp:
         if level > t.levels():
             return t.reject(f"the table's structure has {t.levels()} levels, not {level}",
                             "LEVEL-6", "colour_up")
-        t.emit(ColourUpScheduled(level))
+        t.emit(ColourUpScheduled(level=level))
         self.scheduled = level
         return True
 
@@ -255,7 +260,7 @@ class ColourUp:
             exchange = race.verify_count(seat, chips)
         except RulesError as exc:
             return t.reject(exc.reason, exc.rule, "colour_up")
-        t.emit(ChipsCounted(seat, exchange.counted))
+        t.emit(ChipsCounted(seat=seat, chips=exchange.counted))
         race.count(seat, chips)
         return True
 
@@ -307,7 +312,7 @@ class ColourUp:
 
     def _deal(self, seat: int, card: Card, *, keyed: bool) -> None:
         assert self.race is not None
-        self.p.emit(RaceCardDealt(seat, card, keyed))
+        self.p.emit(RaceCardDealt(seat=seat, card=str(card), keyed=keyed))  # face up
         self.race.deal(seat, card, keyed=keyed)
 
     def _problem(self, kind: str, reason: str, rule: str | None, seat: int,
@@ -326,7 +331,7 @@ class ColourUp:
         t, race = self.p, self.race
         if race is None or not race.can_misdeal():
             return t.reject("no race card to take back", "CHIPRACE-6", "misdeal")
-        t.emit(RaceDealtAgain(reason))
+        t.emit(RaceDealtAgain(reason=clip(reason)))
         race.misdeal(reason)
         self._close_prompts()
         return True
@@ -340,9 +345,11 @@ class ColourUp:
             result = race.verify_award()
         except RulesError as exc:
             return t.reject(exc.reason, exc.rule, "colour_up")
-        t.emit(RaceChipsAwarded(result.plan.race_chip.value,
-                                tuple((a.seat, a.card) for a in result.awards),
-                                tuple(s.seat for s in result.seats if s.rescued)))
+        t.emit(RaceChipsAwarded(
+            chip=result.plan.race_chip.value,
+            winners=tuple((a.seat, None if a.card is None else str(a.card))
+                          for a in result.awards),
+            rescued=tuple(s.seat for s in result.seats if s.rescued)))
         race.award()
         self._close_prompts()
         return True
@@ -357,9 +364,9 @@ class ColourUp:
         except RulesError as exc:
             return t.reject(exc.reason, exc.rule, "colour_up")
         plan = result.plan
-        t.emit(StacksColouredUp(plan.leaving, plan.race_chip.value,
-                                tuple((s.seat, s.stack_before, s.stack_after)
-                                      for s in result.seats), self.note(result)))
+        t.emit(StackAdjusted(reason="colour_up", note=clip(self.note(result)), seats=tuple(
+            SeatAdjustment(seat=s.seat, before=s.stack_before, after=s.stack_after)
+            for s in result.seats)))  # the colour-up as ONE event
         race.confirm()
         for s in result.seats:
             t.roster[s.seat].stack = s.stack_after
@@ -375,7 +382,7 @@ class ColourUp:
         if not race.log:
             return self.cancel("the dealer's undo key before the first count")
         step = race.log[-1]
-        t.emit(ColourUpStepUndone(type(step).__name__))
+        t.emit(ColourUpStepUndone(what=clip(type(step).__name__, WORD)))
         race.undo()
         self._close_prompts()
         return True
@@ -385,7 +392,7 @@ class ColourUp:
         t = self.p
         if self.race is None:
             return t.reject("no colour-up is under way", "CHIPRACE-1", "colour_up")
-        t.emit(ColourUpCancelled(reason))
+        t.emit(ColourUpCancelled(reason=clip(reason)))
         self._finish()
         return True
 

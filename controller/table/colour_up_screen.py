@@ -49,11 +49,11 @@ def prompt_screen(race: ChipRace, chip_set: ChipSet, problem: Prompt | None,
     leaving, cs = race.leaving, chip_set
     gone = "+".join(cs.label(v) for v in sorted(leaving))
     header = f"COLOUR-UP {gone}"
-    if problem is not None:
-        ev = problem.event
-        return Screen(header, corner, f"S{ev.seat} {ev.kind.upper().replace('_', ' ')}",
-                      (f"card {' '.join(str(c) for c in ev.cards)}",
-                       " or ".join(c.key.upper() for c in ev.choices)))
+    if problem is not None:  # the card is named here, on the dealer's screen only
+        return Screen(header, corner,
+                      f"S{problem.seat} {problem.kind.upper().replace('_', ' ')}",
+                      (f"card {' '.join(str(c) for c in problem.cards)}",
+                       " or ".join(c.key.upper() for c in problem.choices)))
     prompt, phase = race.next_prompt(), race.phase
     if phase is Phase.COUNT:
         new, small = cs.without(leaving).lowest, min(leaving)
@@ -107,8 +107,8 @@ def seat_lights(race: ChipRace, seats: Iterable[int],
         for seat in race.result.stacks:
             plan[seat] = CONFIRMED
     for p in prompts:
-        if p.event.seat in plan:
-            plan[p.event.seat] = PROBLEM
+        if p.seat in plan:
+            plan[p.seat] = PROBLEM
     return plan
 
 

@@ -8,11 +8,13 @@ the rules expect (dealing order, counts per seat, a burn before each street).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Final, Literal
 
 from controller.rules.cards import Card
 
 BOARD_COUNTS = (3, 1, 1)  # flop, turn, river
-STREET_NAMES = ("flop", "turn", "river")
+StreetName = Literal["flop", "turn", "river"]
+STREET_NAMES: Final[tuple[StreetName, StreetName, StreetName]] = ("flop", "turn", "river")
 
 
 @dataclass(slots=True)
@@ -63,6 +65,10 @@ class HandReads:
         """Whether the card already has a place in this hand."""
         return (card in self.owner or card in self.burns or card in self.board
                 or card in self.pending)
+
+    def face_down(self) -> list[Card]:
+        """The cards of this hand nobody may see: hole cards (extra ones too) and burns."""
+        return [*self.owner, *(c for cs in self.extra.values() for c in cs), *self.burns]
 
     def where(self, card: Card) -> str:
         if card in self.owner:

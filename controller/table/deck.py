@@ -170,9 +170,35 @@ class DeckCount:
     def reads(self) -> int:
         return sum(self.seen.values()) + len(self.unknown)
 
-    def result(self) -> tuple[bool, tuple[Card, ...], tuple[Card, ...], tuple[bytes, ...]]:
-        """(complete, missing, duplicated, unknown), cards in deck order."""
+    def result(self) -> DeckCheck:
+        """What the count found, cards in deck order."""
         missing = tuple(c for c in DECK if not self.seen[c])
         twice = tuple(c for c in DECK if self.seen[c] > 1)
         unknown = tuple(self.unknown)
-        return not (missing or twice or unknown), missing, twice, unknown
+        return DeckCheck(not (missing or twice or unknown), missing, twice, unknown)
+
+
+@dataclass(frozen=True, slots=True)
+class DeckCheck:
+    """The count at the shuffle (CARD-1): what was missing, twice or foreign. The dealer's
+    screen names the cards; the journal and the host get the counts only
+    (``DeckReport``)."""
+
+    complete: bool
+    missing: tuple[Card, ...]
+    duplicated: tuple[Card, ...]
+    unknown: tuple[bytes, ...]  # UIDs not in the deck map: a foreign card
+
+    @property
+    def text(self) -> str:
+        """The result in words, cards by name, for the dealer."""
+        if self.complete:
+            return "deck complete: 52 cards"
+        parts = []
+        if self.missing:
+            parts.append("missing " + " ".join(c.symbol() for c in self.missing))
+        if self.duplicated:
+            parts.append("twice " + " ".join(c.symbol() for c in self.duplicated))
+        if self.unknown:
+            parts.append(f"{len(self.unknown)} unknown card(s)")
+        return "; ".join(parts)

@@ -96,7 +96,7 @@ class TableDisplays:
             return
         view = self.view
         hand, pos = view.hand, view.positions
-        problems = tuple(p.event.seat for p in view.prompts if p.event.seat is not None)
+        problems = tuple(p.seat for p in view.prompts if p.seat is not None)
         turn = to_show = None
         all_in: tuple[int, ...] = ()
         winners: tuple[int, ...] = ()

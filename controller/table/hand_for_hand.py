@@ -4,14 +4,15 @@ Hand-for-hand: once the floor turns it on, the hand under way is finished and th
 then deals only the hands the floor releases, one release for one hand; turned off, the
 table deals on its own again. A misdeal's redeal is the same hand (LIVE-25) and needs no
 new release. A tournament player who ends a hand with no chips leaves the seat at once
-(the floor records the elimination from :class:`~controller.table.events.PlayerBusted`).
+(the floor records the elimination from ``PlayerBusted``).
 """
 
 from __future__ import annotations
 
+from controller.events import HandForHandSet, HandReleased, PlayerBusted
+
 from .base import Stage
-from .events import HandForHandSet, HandReleased, PlayerBusted
-from .ports import HandView, Journal, Refuse
+from .ports import HandView, Refuse, Sink
 from .seats import Roster
 
 RULE = "TOURN-22"
@@ -20,7 +21,7 @@ RULE = "TOURN-22"
 class HandForHand:
     """The floor's hand-for-hand switch and the one hand it released (TOURN-22)."""
 
-    def __init__(self, *, view: HandView, emit: Journal, reject: Refuse) -> None:
+    def __init__(self, *, view: HandView, emit: Sink, reject: Refuse) -> None:
         self.view = view
         self.emit = emit
         self.reject = reject
@@ -35,7 +36,7 @@ class HandForHand:
                                "hand_for_hand")
         self.on = on
         self.released = False
-        self.emit(HandForHandSet(on))
+        self.emit(HandForHandSet(on=on))
         return True
 
     def release(self) -> bool:
@@ -51,7 +52,7 @@ class HandForHand:
             return self.reject(f"hand {view.hand_no + 1} is already released and not dealt "
                                "yet; wait until it has been played", RULE, "next_hand")
         self.released = True
-        self.emit(HandReleased(view.hand_no + 1))
+        self.emit(HandReleased(hand_no=view.hand_no + 1))
         return True
 
     def holds(self, redeal: bool) -> str | None:
@@ -67,8 +68,8 @@ class HandForHand:
         self.released = False
 
 
-def bust_players(roster: Roster, emit: Journal, hand_no: int) -> None:
+def bust_players(roster: Roster, emit: Sink, hand_no: int) -> None:
     """After a tournament hand: every player left with no chips leaves the seat at once."""
     for seat in [s for s in roster.occupied() if s.stack == 0]:
         roster.leave(seat.number)
-        emit(PlayerBusted(hand_no, seat.number, seat.player))
+        emit(PlayerBusted(seat=seat.number, player=seat.player, hand_no=hand_no))

@@ -16,8 +16,18 @@ Misdeals live here too: the dealer's key, a prompt's misdeal option, the floor's
 from __future__ import annotations
 
 import logging
+import re
 from collections.abc import Callable, Sequence
 
+from controller.events import (
+    GameSetup,
+    HandStarted,
+    Irregularity,
+    JournalEvent,
+    MisdealDeclared,
+    Rejected,
+    ShotClockReport,
+)
 from controller.rules.actions import Check as CheckAction
 from controller.rules.actions import Fold as FoldAction
 from controller.rules.button import Positions, first_hand, initial_button, next_hand
@@ -28,17 +38,8 @@ from controller.rules.hand import Hand, Phase
 from controller.rules.live import Declaration, Word
 
 from . import betting, reads, showdown
-from .base import CONTINUE, MISDEAL, Prompt, Stage
+from .base import CONTINUE, MISDEAL, WORD, Choice, Prompt, Stage, clip
 from .dealing import HandReads
-from .events import (
-    Choice,
-    ClockRuled,
-    HandStarted,
-    Irregularity,
-    MisdealDeclared,
-    Rejected,
-    TableEvent,
-)
 from .intents import (
     Call,
     Check,
@@ -55,7 +56,7 @@ from .intents import (
     Undo,
 )
 from .lights import Level
-from .ports import Action, Held, Journal
+from .ports import Action, Held, Sink
 from .seats import Roster
 
 log = logging.getLogger("pitboss.table")
@@ -68,7 +69,7 @@ _PHASE_STAGE = {Phase.DEAL_HOLE: Stage.DEALING, Phase.BETTING: Stage.PLAYING,
 class HandInPlay:
     """The hand in play at one table (see the module docstring)."""
 
-    def __init__(self, *, journal: Journal, beep: Callable[[], None], roster: Roster,
+    def __init__(self, *, journal: Sink, beep: Callable[[], None], roster: Roster,
                  profile: RulesProfile, variant: Variant, tournament: bool,
                  colouring_up: Callable[[], bool], enrolling: Callable[[], bool],
                  on_hand_over: Callable[[], None]) -> None:
@@ -116,30 +117,48 @@ class HandInPlay:
         return self.positions.dealt.index(seat)
 
     # ================================================================ telling the world
-    def emit(self, event: TableEvent) -> None:
+    def emit(self, event: JournalEvent) -> None:
         self._journal(event)
 
     def beep(self) -> None:
         self._beep()
 
     def reject(self, reason: str, rule: str | None = None, source: str = "") -> bool:
-        self.emit(Rejected(reason, rule, source))
+        """Refuse an input: journaled with its rule and reason, the buzzer sounds."""
+        self.emit(Rejected(reason=clip(self.unnamed(reason)), rule=rule,
+                           source=clip(source, WORD)))
         self._beep()
         return False
+
+    def unnamed(self, text: str) -> str:
+        """``text`` fit for a public event: a face-down card of the hand in play (a hole
+        card, a burn) it names, as an engine's reason may, becomes "a card"."""
+        reads = self.reads
+        if reads is None or not text:
+            return text
+        for card in reads.face_down():
+            for name in (str(card), card.symbol()):
+                if name in text:
+                    text = re.sub(rf"(?<!\w){re.escape(name)}(?!\w)", "a card", text)
+        return text
 
     def prompt(self, kind: str, reason: str, rule: str | None, seat: int | None,
                options: Sequence[tuple[Choice, Action]], cards: tuple[Card, ...] = ()
                ) -> None:
-        event = Irregularity(self.hand_no, kind, reason, rule, seat,
-                             tuple(c for c, _ in options), cards)
-        self.prompts.append(Prompt(event, {c.key: fn for c, fn in options}))
+        """Open a prompt: the journaled ``Irregularity`` never names a card (``reason``
+        must not either); ``cards`` stay on the table's prompt for the dealer's screen."""
+        choices = tuple(c for c, _ in options)
+        event = Irregularity(hand_no=self.hand_no, what=clip(kind, WORD),
+                             reason=clip(self.unnamed(reason)), rule=rule, seat=seat,
+                             choices=tuple(clip(c.key, WORD) for c in choices))
+        self.prompts.append(Prompt(event, choices, {c.key: fn for c, fn in options}, cards))
         self.emit(event)
         self._beep()
 
     def drop_prompts(self, kind: str, seat: int | None = None) -> None:
         """Close the open prompts of ``kind`` (of ``seat`` only, if given)."""
         self.prompts = [p for p in self.prompts
-                        if not (p.event.kind == kind and (seat is None or p.event.seat == seat))]
+                        if not (p.kind == kind and (seat is None or p.seat == seat))]
 
     # ================================================================ the hand's intents
     def take(self, intent: HandIntent) -> bool:
@@ -213,9 +232,12 @@ class HandInPlay:
         self.held.clear()
         self.prompts.clear()
         self.awarded = 0
-        self.emit(HandStarted(self.hand_no, positions.button, positions.small_blind,
-                              positions.big_blind, positions.dealt, hand.config.stacks,
-                              level.small_blind, level.big_blind, ante))
+        self.emit(HandStarted(
+            hand_no=self.hand_no, seats=positions.dealt, stacks=hand.config.stacks,
+            small_blind=level.small_blind, big_blind=level.big_blind, ante=ante,
+            button=positions.button, small_blind_seat=positions.small_blind,
+            big_blind_seat=positions.big_blind, level=level_no,
+            config=GameSetup.of(hand.config, hand.profile)))
 
     def place_button(self, seat: int) -> bool:
         """Where the button starts (BTN-1 cash, BTN-4 the draw): before the first hand."""
@@ -264,9 +286,11 @@ class HandInPlay:
 
     def misdeal(self, reason: str, rule: str | None = "LIVE-25") -> bool:
         """Void the hand: bets go back, the blinds stay where they were, dealt again."""
-        if self.hand is None or self.stage in (Stage.IDLE, Stage.ENROLLING):
+        hand = self.hand
+        if hand is None or self.stage in (Stage.IDLE, Stage.ENROLLING):
             return self.reject("there is no hand to void", rule, "misdeal")
-        self.emit(MisdealDeclared(self.hand_no, reason, rule))
+        self.emit(MisdealDeclared(hand_no=self.hand_no, stacks=hand.config.stacks,
+                                  reason=clip(reason), rule=rule))  # the stacks it began with
         self.redeal = self.positions
         self.hand_over()
         return True
@@ -287,7 +311,8 @@ class HandInPlay:
         if hand is None or hand.actor is None or self.seat_of(hand.actor) != seat:
             return
         position = hand.actor
-        self.emit(ClockRuled(self.hand_no, seat, ruling, rule))
+        self.emit(ShotClockReport(hand_no=self.hand_no, seat=seat, what="ruled",
+                                  ruling=ruling, rule=rule))
         self.drop_prompts("choice")
         if ruling == "dead_hand":
             betting.kill(self, position, rule, "clock")

@@ -29,7 +29,6 @@ from pathlib import Path
 
 from controller.clocks.errors import ClockError
 from controller.clocks.events import ClockEvent
-from controller.clocks.host_clock import ClockSnapshot
 from controller.clocks.runner import ClockRunner
 from controller.clocks.shot_clock import ShotClockConfig
 from controller.clocks.structure import Structure
@@ -43,6 +42,16 @@ from controller.devices.events import (
     SeatNodeOnline,
 )
 from controller.devices.interfaces import BEEP_ERROR, Clock
+from controller.events import (
+    BreakStarted,
+    BurnedCard,
+    ClockSnapshot,
+    DeckReport,
+    HoleCardsDealt,
+    Irregularity,
+    JournalEvent,
+    Rejected,
+)
 from controller.rules.button import Positions
 from controller.rules.cards import Card
 from controller.rules.config import LIVE_CASH, RulesProfile, Variant
@@ -51,25 +60,15 @@ from controller.rules.hand import Hand
 from controller.rules.rake import RakePolicy
 
 from . import intents as i
-from .base import CONTINUE, MISDEAL, Prompt, Stage, nothing
+from .base import CONTINUE, MISDEAL, WORD, Choice, Prompt, Stage, clip, nothing
 from .clock_panel import PanelStyle
 from .colour_up import ColourUp, ColourUpPorts, ColourUpSettings, OpenPrompt
 from .deck import DeckMap
 from .display import KEEP, Keep, TableDisplays
-from .events import (
-    BreakStarted,
-    Choice,
-    Irregularity,
-    Rejected,
-    Sink,
-    TableEvent,
-    UnknownCard,
-    is_secret,
-)
 from .hand_for_hand import HandForHand, bust_players
 from .hand_in_play import HandInPlay
 from .lights import Level, SeatLights
-from .ports import TableDevices
+from .ports import Sink, TableDevices
 from .seating import SeatsAndDeck
 from .seats import Roster
 from .timing import ClockPorts, TableClocks, levels_of
@@ -77,6 +76,8 @@ from .timing import ClockPorts, TableClocks, levels_of
 __all__ = ["CONTINUE", "MISDEAL", "LiveTable", "Outcome", "Prompt", "Stage", "nothing"]
 
 log = logging.getLogger("pitboss.table")
+_SECRET = (HoleCardsDealt, BurnedCard)  # hole and burn cards: never logged
+_LOGGED = (Rejected, Irregularity)  # what the dealer must read: logged with the reason
 
 
 @dataclass(slots=True)
@@ -85,7 +86,7 @@ class Outcome:
     ``Rejected`` among them). True when accepted."""
 
     accepted: bool
-    events: list[TableEvent] = field(default_factory=list)
+    events: list[JournalEvent] = field(default_factory=list)
 
     def __bool__(self) -> bool:
         return self.accepted
@@ -348,7 +349,7 @@ class LiveTable:
         deck = self.seating.deck
         card = deck.card(uid) if deck is not None else None
         if card is None:  # never guessed: the dealer keys it in
-            self.emit(UnknownCard(reader, uid))
+            self.emit(DeckReport(what="unknown_card", reader=clip(reader, WORD)))
             self._beep()
             return
         was = self.where.get(uid)
@@ -433,15 +434,16 @@ class LiveTable:
             bust_players(self.roster, self.emit, self.play.hand_no)
 
     # ================================================================ plumbing
-    def emit(self, event: TableEvent) -> None:
-        """To the journal first; logged without secrets."""
+    def emit(self, event: JournalEvent) -> None:
+        """To the journal first; logged without secrets (hole and burn cards are never
+        logged, not even at DEBUG; an irregularity's reason never names a card)."""
         self.sink(event)
         if self._outcomes:
             self._outcomes[-1].events.append(event)
         self.displays_changed()
-        if is_secret(event):
-            log.debug("%s (secret, seat %s)", type(event).__name__, getattr(event, "seat", "-"))
-        elif isinstance(event, Rejected | Irregularity):
+        if isinstance(event, _SECRET):
+            log.debug("%s (secret, hand %d)", type(event).__name__, event.hand_no)
+        elif isinstance(event, _LOGGED):
             log.info("%s: %s", type(event).__name__, event.reason)
         if isinstance(event, BreakStarted):  # the break's colour-up (CHIPRACE-*), journaled
             self.colour_up.on_break(event.level, event.colour_up)
@@ -550,7 +552,8 @@ class LiveTable:
         self.refresh()
 
     def restore_clock(self, snapshot: ClockSnapshot) -> None:
-        """After a restart: the clocks continue from the journal's last snapshot."""
+        """After a restart: the clocks continue from the journal's last snapshot (the
+        journal's ``PublicState.clock``)."""
         self.clocks.restore(snapshot)
         self.refresh()
 

@@ -5,8 +5,9 @@ out its steps (:mod:`~controller.table.betting`, :mod:`~controller.table.reads`,
 :mod:`~controller.table.showdown`) see it through :class:`Play`, so they never import
 the owner (no import circle) and never reach the rest of the table. The clocks and the
 colour-up see the hand through :class:`HandView` (read-only) and act on it only through
-intents. The outside world is reached through :data:`Journal` (the sink, journal first)
-and :data:`Refuse` (a refusal: journaled with its rule, the buzzer sounds).
+intents. The outside world is reached through :data:`Sink` (the journal, first: every
+event a model of the one vocabulary, ``controller.events``) and :data:`Refuse` (a
+refusal: journaled as ``Rejected`` with its rule, the buzzer sounds).
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from controller.devices.interfaces import (
     ShotClockDisplay,
 )
 from controller.devices.profile import Profile
+from controller.events import JournalEvent
 from controller.rules.actions import Action as RulesAction
 from controller.rules.actions import BetRaise
 from controller.rules.button import Positions
@@ -32,9 +34,8 @@ from controller.rules.config import RulesProfile, Variant
 from controller.rules.hand import Hand
 from controller.rules.live import Decision, OutOfTurn
 
-from .base import Prompt, Stage
+from .base import Choice, Prompt, Stage
 from .dealing import HandReads
-from .events import Choice, TableEvent
 from .lights import Level
 from .seats import Roster
 
@@ -70,8 +71,9 @@ class TableDevices(Protocol):
     async def run(self) -> None: ...
 
 
-Journal = Callable[[TableEvent], None]
-"""Where every accepted event goes first (the journal), before any light or display."""
+Sink = Callable[[JournalEvent], None]
+"""Where every accepted event goes first (the journal), before any light or display: a
+public event of the vocabulary, or a secret one (hole or burn cards) the journal splits."""
 
 
 class Refuse(Protocol):
@@ -159,7 +161,7 @@ class Play(Protocol):
     @property
     def stage(self) -> Stage: ...
 
-    def emit(self, event: TableEvent) -> None: ...
+    def emit(self, event: JournalEvent) -> None: ...
 
     def reject(self, reason: str, rule: str | None = None, source: str = "") -> bool: ...
 

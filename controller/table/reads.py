@@ -4,24 +4,27 @@ The table routes each read of a known card at a seat's reader, the board or the 
 here (player cards, the deck reader and unknown tags are the table's own business); this
 module says what it means for the hand in play.
 
-Irregularities are shown to the dealer as :class:`~controller.table.events.Irregularity`
-prompts with the rule and the choices the rules allow; the read that caused one is not
-given to the engine.
+Irregularities are shown to the dealer as prompts (:class:`~controller.table.base.Prompt`,
+journaled as ``Irregularity``) with the rule and the choices the rules allow; the card
+concerned is named on the dealer's screen only (it may be a hole card), and the read that
+caused one is not given to the engine. Hole and burn cards are journaled as the secret
+events (``HoleCardsDealt``, ``BurnedCard``): the journal sends their cards on
+``secure/cards`` only.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 
+from controller.events import BoardDealt, BurnedCard, HoleCardsDealt
 from controller.rules.actions import Kill
 from controller.rules.cards import Card
 from controller.rules.errors import RulesError
 from controller.rules.hand import Hand, Phase
 
 from . import betting, showdown
-from .base import CONTINUE, Stage
+from .base import CONTINUE, Choice, Stage
 from .dealing import BOARD_COUNTS, STREET_NAMES
-from .events import BoardDealt, CardBurned, Choice, HoleCardsDealt
 from .ports import Play
 
 
@@ -109,7 +112,8 @@ def _deal_done(play: Play) -> None:
         cards = r.hole[seat]
         padded: list[Card | None] = list(cards) + [None] * (r.per_seat - len(cards))
         hand.deal_hole(position, padded)
-        play.emit(HoleCardsDealt(play.hand_no, seat, tuple(cards)))
+        play.emit(HoleCardsDealt(hand_no=play.hand_no, player=position,
+                                 cards=tuple(str(c) for c in cards)))
     for seat in r.dealt:  # DEAL-5: at the seat when the last card reaches the button
         if not play.roster[seat].present and seat not in r.dead and seat not in r.kills:
             r.kills[seat] = "DEAL-5"
@@ -203,7 +207,8 @@ def _at_board(play: Play, card: Card) -> None:
         r.pending.clear()
         hand.deal_board(cards)
         r.board.extend(cards)
-        play.emit(BoardDealt(play.hand_no, STREET_NAMES[street], cards))
+        play.emit(BoardDealt(hand_no=play.hand_no, street=STREET_NAMES[street],
+                             cards=tuple(str(c) for c in cards)))
         play.advance()
 
 
@@ -222,7 +227,7 @@ def _at_muck(play: Play, card: Card) -> None:
         if hand.phase is Phase.DEAL_BOARD and hand.street not in r.burned:
             r.burned.add(hand.street)
             r.burns.append(card)
-            play.emit(CardBurned(play.hand_no, card))  # CARD-8
+            play.emit(BurnedCard(hand_no=play.hand_no, card=str(card)))  # CARD-8
             return
         play.prompt("wrong_place", "the card went to the muck; no burn is due now",
                      "CARD-8", None, [(CONTINUE, _nothing)], cards=(card,))

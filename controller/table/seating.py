@@ -7,9 +7,12 @@ with the seat: their time-bank extension chips (given to the table's
 serve. A penalised player sits out: in a tournament they are dealt in, their blinds and
 antes are posted and the hand is killed (BLIND-7, PEN-4 [conv]); every hand played to its
 end while they are seated counts, dealt in or not (PEN-4), a misdeal's hand does not (it
-is dealt again, LIVE-25). Each count is journaled (:class:`PenaltyServed`); at 0 the
-player comes back (:class:`CameBack`) and plays from the next hand. The dealer cannot
-bring them back earlier.
+is dealt again, LIVE-25). Each count is journaled (``PenaltyServed``); at 0 the player
+comes back (``CameBack``) and plays from the next hand. The dealer cannot bring them back
+earlier.
+
+The deck's reports go out as counts (``DeckReport``); the count at the shuffle names its
+cards on the dealer's screen only (:attr:`SeatsAndDeck.checked`).
 """
 
 from __future__ import annotations
@@ -18,35 +21,48 @@ import logging
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from controller.clocks.host_clock import ClockSnapshot
+from pydantic import TypeAdapter, ValidationError
+
 from controller.clocks.timebank import ExtensionChips
+from controller.events import (
+    CameBack,
+    ClockSnapshot,
+    DeckReport,
+    PenaltyServed,
+    PlayerCheckedIn,
+    PlayerRemoved,
+    PlayerSeated,
+    SatOut,
+    SeatAdjustment,
+    SeatPresence,
+    StackAdjusted,
+)
+from controller.events.base import Id
 from controller.rules.cards import DECK
 
 from .base import Stage
-from .deck import DeckCount, DeckMap, Enrolment
-from .events import (
-    CameBack,
-    ChipsAdded,
-    DeckChecked,
-    DeckEnrolled,
-    PenaltyServed,
-    PlayerCheckedIn,
-    PresenceChanged,
-    SatOut,
-    SeatLeft,
-    SeatTaken,
-    WrongSeat,
-)
-from .ports import HandView, Journal, Refuse
+from .deck import DeckCheck, DeckCount, DeckMap, Enrolment
+from .ports import HandView, Refuse, Sink
 from .seats import Roster, SeatError, SeatState
 
 log = logging.getLogger("pitboss.table")
+_PLAYER_ID: TypeAdapter[str] = TypeAdapter(Id)
+
+
+def not_a_player_id(player: str) -> str | None:
+    """Why ``player`` cannot name a player in the journal (None: it can)."""
+    try:
+        _PLAYER_ID.validate_python(player)
+    except ValidationError:
+        return (f"{player!r} is not a player id: 1 to 64 letters, digits and _ . : - "
+                "(the floor's id for the player)")
+    return None
 
 
 class SeatsAndDeck:
     """The table's seats and its deck between hands (see the module docstring)."""
 
-    def __init__(self, *, roster: Roster, view: HandView, emit: Journal, reject: Refuse,
+    def __init__(self, *, roster: Roster, view: HandView, emit: Sink, reject: Refuse,
                  tournament: bool, extensions: ExtensionChips | None,
                  snapshot: Callable[[], ClockSnapshot | None], deck: DeckMap | None,
                  deck_path: Path | None, beep: Callable[[], None]) -> None:
@@ -62,6 +78,7 @@ class SeatsAndDeck:
         self.deck_path = deck_path
         self.enrolment: Enrolment | None = None
         self.count: DeckCount | None = None
+        self.checked: DeckCheck | None = None  # the last count, for the dealer's screen
         self.penalties: dict[str, int] = {}  # PEN-4/5: player -> hands still to serve
 
     @property
@@ -90,6 +107,9 @@ class SeatsAndDeck:
             return self.reject(f"a player brings 0 or more extension chips and penalty "
                                f"hands, not {extension_chips} and {penalty_hands}",
                                "PEN-5", "seats")
+        why = not_a_player_id(player)
+        if why is not None:
+            return self.reject(why, None, "seats")
         try:
             self.roster.take(seat, player, stack)
         except SeatError as exc:
@@ -106,8 +126,9 @@ class SeatsAndDeck:
             carried = None
         elif carried is not None and bank is not None:
             bank.carry_in(player, carried)
-        self.emit(SeatTaken(seat, player, stack, carried, penalty or None,
-                            clock=None if carried is None else self.snapshot()))
+        self.emit(PlayerSeated(seat=seat, player=player, stack=stack, extension_chips=carried,
+                               penalty_hands=penalty or None,
+                               clock=None if carried is None else self.snapshot()))
         return True
 
     def leave_seat(self, seat: int) -> bool:
@@ -118,7 +139,7 @@ class SeatsAndDeck:
         except SeatError as exc:
             return self.reject(str(exc), None, "seats")
         self.penalties.pop(left.player, None)  # a move: the host carries it (PEN-5)
-        self.emit(SeatLeft(seat, left.player, left.stack))
+        self.emit(PlayerRemoved(seat=seat, player=left.player, stack=left.stack))
         return True
 
     def add_chips(self, seat: int, player: str, chips: int, reason: str) -> bool:
@@ -155,7 +176,9 @@ class SeatsAndDeck:
                                "seat before adding chips", rule, "seats")
         before = s.stack
         s.stack += chips
-        self.emit(ChipsAdded(seat, player, before, s.stack, reason))
+        self.emit(StackAdjusted(  # one seat's rebuy or add-on
+            reason="add_on" if reason == "add_on" else "rebuy",
+            seats=(SeatAdjustment(seat=seat, before=before, after=s.stack),)))
         return True
 
     def serve_penalties(self, redealt: bool) -> None:
@@ -168,21 +191,22 @@ class SeatsAndDeck:
             left = self.penalties.get(s.player, 0) - 1
             if left < 0:
                 continue
-            self.emit(PenaltyServed(self.hand_no, s.number, s.player, left))
+            self.emit(PenaltyServed(seat=s.number, player=s.player, hands_left=left,
+                                    hand_no=self.hand_no))
             if left:
                 self.penalties[s.player] = left
                 continue
             del self.penalties[s.player]
             if s.state is SeatState.SITTING_OUT:
                 self.roster.come_back(s.number)
-                self.emit(CameBack(s.number))
+                self.emit(CameBack(seat=s.number))
 
     def sit_out(self, seat: int) -> bool:
         try:
             self.roster.sit_out(seat)
         except SeatError as exc:
             return self.reject(str(exc), None, "seats")
-        self.emit(SatOut(seat))
+        self.emit(SatOut(seat=seat))
         return True
 
     def come_back(self, seat: int) -> bool:
@@ -195,11 +219,14 @@ class SeatsAndDeck:
             self.roster.come_back(seat)
         except SeatError as exc:
             return self.reject(str(exc), None, "seats")
-        self.emit(CameBack(seat))
+        self.emit(CameBack(seat=seat))
         return True
 
     def assign(self, card_uid: bytes, player: str, seat: int) -> bool:
         """The floor's seat assignment, checked when the player card is read."""
+        why = not_a_player_id(player)
+        if why is not None:
+            return self.reject(why, None, "seats")
         try:
             self.roster.assign(card_uid, player, seat)
         except SeatError as exc:
@@ -209,13 +236,17 @@ class SeatsAndDeck:
     # ================================================================ player cards
     def player_card(self, seat: int, uid: bytes) -> None:
         """A player card was read at ``seat``'s player reader: checked in, or the wrong
-        seat (the buzzer sounds)."""
+        seat (``assigned`` elsewhere: the buzzer sounds); a card the floor assigned to
+        nobody is refused."""
+        if uid not in self.roster.assignments:
+            self.reject(f"the player card at seat {seat} is not assigned to anyone: the "
+                        "floor assigns it first", None, "player_card")
+            return
         player, assigned = self.roster.check_in(seat, uid)
+        self.emit(PlayerCheckedIn(seat=seat, player=player, assigned=assigned))
         if assigned == seat:
-            self.emit(PlayerCheckedIn(seat, player))
-            self.emit(PresenceChanged(seat, True))
+            self.emit(SeatPresence(seat=seat, present=True))
         else:
-            self.emit(WrongSeat(seat, player, assigned))
             self.beep()
 
     def player_card_left(self, seat: int) -> None:
@@ -223,7 +254,7 @@ class SeatsAndDeck:
         s = self.roster[seat]
         if s.checked_in and s.present:
             s.present = False
-            self.emit(PresenceChanged(seat, False))
+            self.emit(SeatPresence(seat=seat, present=False))
 
     # ================================================================ deck
     def deck_read(self, uid: bytes) -> None:
@@ -262,14 +293,16 @@ class SeatsAndDeck:
             deck.save(self.deck_path)
         self.deck = deck
         self.enrolment = None
-        self.emit(DeckEnrolled(deck.version, deck.digest))
+        self.emit(DeckReport(what="enrolled", version=deck.version, digest=deck.digest))
         return True
 
     def finish_count(self) -> None:
         if self.count is None or not self.count.reads:
             self.count = None
             return
-        complete, missing, twice, unknown = self.count.result()
+        self.checked = checked = self.count.result()
         self.count = None
-        self.emit(DeckChecked(complete, missing, twice, unknown))
+        self.emit(DeckReport(what="checked", complete=checked.complete,
+                             missing=len(checked.missing), duplicated=len(checked.duplicated),
+                             unknown=len(checked.unknown)))
 

@@ -14,6 +14,15 @@ hand: the log is replayed with that one action replaced.
 
 from __future__ import annotations
 
+from controller.events import (
+    ActionAccepted,
+    ActionCorrected,
+    ActionHeld,
+    ActionsUndone,
+    HandEnded,
+    HandShown,
+    PotAwarded,
+)
 from controller.rules.actions import (
     Action,
     BetRaise,
@@ -31,25 +40,15 @@ from controller.rules.errors import RulesError
 from controller.rules.evaluator import describe, evaluate, evaluate_omaha
 from controller.rules.hand import Hand, Phase
 
-from .base import Stage
-from .events import (
-    ActionAccepted,
-    ActionCorrected,
-    ActionReleased,
-    ActionsUndone,
-    HandEnded,
-    HandShown,
-    PotAwarded,
-)
+from .base import WORD, Stage, clip
+from .betting import action_event
 from .ports import Play
 
 _BETTING = (Fold, Check, Call, BetRaise, ShowAction, MuckAction)
 
 
-def _accepted(play: Play, position: int, source: str) -> None:
-    hand = play.hand
-    assert hand is not None
-    play.emit(ActionAccepted(play.hand_no, play.seat_of(position), hand.log[-1], source))
+def _accepted(play: Play, source: str) -> None:
+    play.emit(action_event(play, source))
 
 
 def _strength_text(play: Play, cards: tuple[int, ...]) -> str:
@@ -76,9 +75,10 @@ def show(play: Play, seat: int | None = None) -> bool:
         action = hand.show(position)
     except RulesError as exc:
         return play.reject(exc.reason, exc.rule, "show")
-    _accepted(play, position, "console")
-    play.emit(HandShown(play.hand_no, play.seat_of(position), action.cards,
-                         _strength_text(play, action.cards)))
+    _accepted(play, "console")
+    play.emit(HandShown(hand_no=play.hand_no, player=position,
+                        cards=tuple(str(c) for c in action.cards),
+                        description=clip(_strength_text(play, action.cards), 120)))
     return True
 
 
@@ -95,7 +95,7 @@ def muck(play: Play, seat: int | None = None, source: str = "console") -> bool:
         hand.muck(position)
     except RulesError as exc:
         return play.reject(exc.reason, exc.rule, source)
-    _accepted(play, position, source)
+    _accepted(play, source)
     return True
 
 
@@ -105,33 +105,25 @@ def confirm(play: Play) -> bool:
     hand = play.hand
     if hand is None or play.stage is not Stage.AWARDING:
         return play.reject("no pot is waiting to be awarded", "POT-2", "confirm")
-    pots = awards(play)
+    pots = hand.awards  # chips a folding player left (LIVE-2/7/10) and dead hands' are in
     if play.awarded < len(pots):
-        amount, shares = pots[play.awarded]
-        play.emit(PotAwarded(play.hand_no, play.awarded, amount, shares))
+        pot = pots[play.awarded]
+        play.emit(PotAwarded(hand_no=play.hand_no, pot=play.awarded, amount=pot.amount,
+                             shares=tuple(pot.shares)))  # (position, chips)
         play.awarded += 1
         if play.awarded < len(pots):
             return True
-    _end(play, pots)
+    _end(play)
     return True
 
 
-def awards(play: Play) -> list[tuple[int, tuple[tuple[int, int], ...]]]:
-    """Each pot as (amount, ((seat, chips)...)), from ``Hand.awards``: chips a folding
-    player left in the pot (LIVE-2/7/10) and dead hands' chips are in the engine's pots."""
-    hand = play.hand
-    assert hand is not None
-    return [(a.amount, tuple((play.seat_of(p), c) for p, c in a.shares))
-            for a in hand.awards]
-
-
-def _end(play: Play, pots: list[tuple[int, tuple[tuple[int, int], ...]]]) -> None:
+def _end(play: Play) -> None:
     hand, pos = play.hand, play.positions
     assert hand is not None and pos is not None
     stacks = {seat: hand.stacks[i] for i, seat in enumerate(pos.dealt)}
     play.roster.after_hand(pos, stacks)
-    play.emit(HandEnded(play.hand_no, tuple((s.number, s.stack)
-                                              for s in play.roster.occupied()), hand.rake))
+    play.emit(HandEnded(hand_no=play.hand_no, rake=hand.rake,
+                        stacks=tuple(play.roster[seat].stack for seat in pos.dealt)))
     play.previous = pos
     play.hand_over()
 
@@ -170,8 +162,10 @@ def undo(play: Play, count: int, reason: str) -> bool:
         taken.append(hand.undo())
     for position, held in list(play.held.items()):
         del play.held[position]
-        play.emit(ActionReleased(play.hand_no, play.seat_of(position), held.what))
-    play.emit(ActionsUndone(play.hand_no, tuple(taken), reason))
+        play.emit(ActionHeld(hand_no=play.hand_no, seat=play.seat_of(position),
+                             what=clip(held.what, WORD), released=True))
+    play.emit(ActionsUndone(hand_no=play.hand_no, reason=clip(reason), actions=tuple(
+        ActionAccepted.of(play.hand_no, a) for a in taken)))
     play.advance()  # a dead hand folds again in turn: only the floor revives one
     return True
 
@@ -198,7 +192,9 @@ def correct(play: Play, index: int, action: Action, reason: str) -> bool:
                             exc.rule, "correct")
     play.hand = fixed
     play.held.clear()
-    play.emit(ActionCorrected(play.hand_no, index, old, action, reason))
+    play.emit(ActionCorrected(hand_no=play.hand_no, index=index, reason=clip(reason),
+                              old=ActionAccepted.of(play.hand_no, old),
+                              new=ActionAccepted.of(play.hand_no, action)))
     play.advance()
     return True
 

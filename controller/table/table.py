@@ -16,7 +16,7 @@ from controller.rules.live import Decision, Declaration
 from . import intents as i
 from .base import CONTINUE, MISDEAL, Prompt, Stage, nothing
 from .dealing import HandReads
-from .deck import DeckCount, DeckMap, Enrolment
+from .deck import DeckCheck, DeckCount, DeckMap, Enrolment
 from .lights import Level
 from .live_table import LiveTable, Outcome
 from .ports import Held
@@ -99,6 +99,12 @@ class Table(LiveTable):
     @property
     def count(self) -> DeckCount | None:
         return self.seating.count
+
+    @property
+    def deck_check(self) -> DeckCheck | None:
+        """The last count at the shuffle, cards by name, for the dealer's screen (the
+        journal has the counts only)."""
+        return self.seating.checked
 
     @property
     def penalties(self) -> dict[str, int]:

@@ -13,13 +13,16 @@ the level clock, on the table's injected clock.
   (or on plain timed levels); a new level applies from the next hand, which starts at the
   deal key (LEVEL-1). Breaks (scheduled, and synchronised at :55 past the hour, never in
   level 1: LEVEL-3) block the deal; each is journaled as ``BreakStarted`` (with the chip
-  denominations of a colour-up) and ``BreakEnded``.
+  denominations of a colour-up) and ``BreakEnded``. A level moved on is ``LevelSet``, a
+  clock called ``ClockCalled``, an extension chip spent a ``ShotClockReport``.
 - The host is the authority (``HostClock``): a sync is adopted and the difference
   journaled (``ClockSynced``); without one for ``host_timeout_s`` the table counts on
   alone and the blinds display shows UNSYNCED. Every level change, break, pause and sync
-  carries a ``ClockSnapshot`` for the journal, which a restarted controller continues
-  from (:meth:`TableClocks.restore`): a running clock counts the time the controller was
-  down (the floor's clock did not stop); a paused one does not.
+  carries a ``ClockSnapshot`` for the journal (the vocabulary's model: the clocks' own
+  snapshot converted here, :func:`wire_clock`, as ``controller.clocks`` may not import
+  the vocabulary), which a restarted controller continues from
+  (:meth:`TableClocks.restore`): a running clock counts the time the controller was down
+  (the floor's clock did not stop); a paused one does not.
 - Undo (issue 4): a player whose action is taken back is put back on the clock as it
   stood when the action was entered (the time left then, a called clock still called:
   CLOCK-3 lets no player out of a called clock; RULES.md is otherwise silent [interp]).
@@ -76,23 +79,25 @@ from controller.devices.interfaces import (
     ShotClockDisplay,
     ShotClockFrame,
 )
+from controller.events import (
+    BreakEnded,
+    BreakStarted,
+    ClockCalled,
+    ClockSynced,
+    LevelSet,
+    Paused,
+    Resumed,
+    ShotClockReport,
+)
+from controller.events import ClockSnapshot as WireClock
 from controller.rules.config import RulesProfile
 from controller.rules.errors import RulesError
 from controller.rules.hand import Phase
 
 from .base import Stage
 from .clock_panel import ClockPanel, PanelStyle
-from .events import (
-    BreakEnded,
-    BreakStarted,
-    ClockCall,
-    ClockSynced,
-    ExtensionTaken,
-    LevelChanged,
-    TablePaused,
-)
 from .lights import Level
-from .ports import HandView, Journal, Refuse
+from .ports import HandView, Refuse, Sink
 from .seats import Roster
 
 STREETS = (Street.PREFLOP, Street.FLOP, Street.TURN, Street.RIVER)
@@ -108,6 +113,26 @@ def structure_of(levels: Sequence[Level]) -> Structure | None:
         ClockLevel(i, lv.small_blind, lv.big_blind, lv.ante, 0,
                    math.inf if lv.seconds is None else float(lv.seconds))
         for i, lv in enumerate(levels, 1)))
+
+
+def wire_clock(snap: ClockSnapshot | None) -> WireClock | None:
+    """The clocks' snapshot as the vocabulary journals it (issue 5: what a restart
+    continues from)."""
+    if snap is None:
+        return None
+    return WireClock.model_validate({
+        "at": snap.at, "level": snap.level, "phase": snap.phase,
+        "seconds_left": snap.seconds_left, "held_s": snap.held_s,
+        "synchronised": snap.synchronised, "paused": snap.paused, "host": snap.host,
+        "stage": snap.stage, "chips": snap.chips})
+
+
+def clocks_snapshot(clock: WireClock) -> ClockSnapshot:
+    """The journal's snapshot as the clocks take it back."""
+    return ClockSnapshot(
+        at=clock.at, level=clock.level, phase=clock.phase, seconds_left=clock.seconds_left,
+        held_s=clock.held_s, synchronised=clock.synchronised, paused=clock.paused,
+        host=clock.host, stage=clock.stage, chips=clock.chips)
 
 
 def levels_of(structure: Structure) -> tuple[Level, ...]:
@@ -166,7 +191,7 @@ class ClockPorts:
     clock: Clock
     view: HandView
     roster: Roster
-    emit: Journal
+    emit: Sink
     reject: Refuse
     refresh_blinds: ShowBlinds
     release_light: Callable[[int], None]
@@ -270,11 +295,12 @@ class TableClocks:
             t.refresh_blinds()
             return
         if isinstance(event, ClockCalledEvent):
-            t.emit(ClockCall(t.view.hand_no, event.seat, event.seconds, event.countdown_s,
-                             self._caller, event.rule))
+            t.emit(ClockCalled(seat=event.seat, seconds=event.seconds,
+                               countdown_s=event.countdown_s, caller=self._caller,
+                               rule=event.rule))
         elif isinstance(event, ExtensionUsed):
-            t.emit(ExtensionTaken(t.view.hand_no, event.seat, event.player, event.seconds,
-                                  event.chips_left))
+            t.emit(ShotClockReport(hand_no=t.view.hand_no, seat=event.seat, what="extension",
+                                   seconds=event.seconds, chips_left=event.chips_left))
         self.panel.handle(event)
 
     def _level(self, event: LevelStarted | LevelTick) -> None:
@@ -284,8 +310,8 @@ class TableClocks:
             self.level_no = event.number
             lv = self.current
             untimed = lv.seconds is None
-            t.emit(LevelChanged(self.level_no, lv.small_blind, lv.big_blind, lv.ante,
-                                self.snapshot()))
+            t.emit(LevelSet(level=self.level_no, small_blind=lv.small_blind,
+                            big_blind=lv.big_blind, ante=lv.ante, clock=self.snapshot()))
             # the table's fields with the new level's time: one frame, no flicker
             t.refresh_blinds(None if untimed else event.seconds_left)
         if untimed:  # an untimed last level shows no time
@@ -305,7 +331,7 @@ class TableClocks:
         if hand is not None and t.view.stage is Stage.PLAYING and hand.phase is Phase.BETTING \
                 and hand.actor is not None:
             want = (t.view.hand_no, len(hand.log), hand.actor)
-        holding = any(p.event.kind in HOLDING for p in t.view.prompts)
+        holding = any(p.kind in HOLDING for p in t.view.prompts)
         if want != self._on:
             now = t.clock()
             on, self._on = self._on, want
@@ -415,7 +441,8 @@ class TableClocks:
         now = self.p.clock()
         events = [] if self.level is None else (
             self.level.pause(now) if paused else self.level.resume(now))
-        self.p.emit(TablePaused(paused, self.snapshot()))
+        clock = self.snapshot()
+        self.p.emit(Paused(clock=clock) if paused else Resumed(clock=clock))
         self._pause(PauseReason.FLOOR, paused or self._holding)
         self.deliver_all(events)
         self.kick()
@@ -467,7 +494,8 @@ class TableClocks:
                                  "next_level")
         self.level_no += 1
         lv = self.current
-        self.p.emit(LevelChanged(self.level_no, lv.small_blind, lv.big_blind, lv.ante))
+        self.p.emit(LevelSet(level=self.level_no, small_blind=lv.small_blind,
+                             big_blind=lv.big_blind, ante=lv.ante))
         return True
 
     def seconds_left(self) -> float | None:
@@ -508,21 +536,23 @@ class TableClocks:
             self._break = level.number
             br = level.state()["break"] or {}
             seconds = float(br.get("seconds", level.seconds_left(t.clock())))
-            t.emit(BreakStarted(level.number, seconds, tuple(br.get("colour_up", ())),
-                                self.snapshot()))
+            t.emit(BreakStarted(level=level.number, seconds=seconds,
+                                colour_up=tuple(br.get("colour_up", ())),
+                                clock=self.snapshot()))
         else:
             after, self._break = self._break, None
             assert after is not None
-            t.emit(BreakEnded(after, self.snapshot()))
+            t.emit(BreakEnded(level=after, clock=self.snapshot()))
         t.refresh_blinds()
 
-    def snapshot(self) -> ClockSnapshot | None:
+    def snapshot(self) -> WireClock | None:
         """The clocks as they stand, for the journal (None: no level clock)."""
         if self.level is None or self.level.phase is LevelPhase.NOT_STARTED:
             return None
         host = self.host is not None and self.host.host
         chips = None if self.extensions is None else self.extensions.state()
-        return snapshot(self.level, self.p.clock(), self.wall(), host=host, chips=chips)
+        return wire_clock(snapshot(self.level, self.p.clock(), self.wall(), host=host,
+                                   chips=chips))
 
     def adopt(self, number: int, seconds_left: float, on_break: bool) -> bool:
         """The host's clock (the authority): adopted, the difference journaled."""
@@ -534,17 +564,18 @@ class TableClocks:
             events = host.adopt(number, seconds_left, on_break, t.clock())
         except ClockError as exc:
             return t.reject(exc.reason, exc.rule, "sync_clock")
-        t.emit(ClockSynced(number, seconds_left, on_break, host.last_offset_s,
-                           self.snapshot()))
+        t.emit(ClockSynced(level=number, on_break=on_break,
+                           offset_s=round(host.last_offset_s, 3), clock=self.snapshot()))
         self.deliver_all(events)
         self._announce_break()
         t.refresh_blinds()
         self.kick()
         return True
 
-    def restore(self, snap: ClockSnapshot) -> None:
+    def restore(self, clock: WireClock) -> None:
         """Continue the clocks from the journal's last snapshot (see the module
         docstring); what happened while the controller was down is journaled now."""
+        snap = clocks_snapshot(clock)
         if self.extensions is not None and (snap.stage is not None or snap.chips):
             self.extensions.restore({"stage": snap.stage, "chips": dict(snap.chips)})
         if self.host is None or self.level is None:

@@ -32,22 +32,22 @@ from controller.clocks.shot_clock import ShotClockConfig
 from controller.clocks.structure import Structure
 from controller.devices.mock import MockTable
 from controller.devices.profile import load_profile
+from controller.events import (
+    HandEnded,
+    JournalEvent,
+    PlayerRemoved,
+    PlayerSeated,
+    Rejected,
+    StackAdjusted,
+)
 from controller.rules.config import LIVE_CASH, LIVE_TOURNAMENT, RulesProfile, Variant
 from controller.rules.hand import Hand, Phase
 from controller.rules.rake import RakePolicy
 
 from . import intents as i
 from .deck import DeckMap
-from .events import (
-    ChipsAdded,
-    HandEnded,
-    SeatLeft,
-    SeatTaken,
-    Sink,
-    StacksColouredUp,
-    TableEvent,
-)
 from .lights import Level
+from .ports import Sink
 from .table import Stage, Table
 
 
@@ -107,8 +107,8 @@ class VirtualTable:
             raise ValueError(f"{players} players do not fit the {profile} table "
                              f"(2..{len(self.hardware.lights)}, or 0 in a tournament the "
                              "host seats)")
-        self.events: deque[TableEvent] = deque(maxlen=keep_events)
-        self.counts: Counter[str] = Counter()
+        self.events: deque[JournalEvent] = deque(maxlen=keep_events)
+        self.counts: Counter[str] = Counter()  # events by class name (``HandEnded``...)
         self._outer = sink
         self.bought_in = 0  # chips seated, less chips that left with their players
         self.rake = 0
@@ -138,20 +138,17 @@ class VirtualTable:
             self.table.submit(i.PlaceButton(self.rng.randint(1, players)))  # BTN-1, BTN-4: the draw
 
     # ------------------------------------------------------------------ plumbing
-    def _sink(self, event: TableEvent) -> None:
+    def _sink(self, event: JournalEvent) -> None:
         self.events.append(event)
-        kind = type(event)
-        self.counts[kind.__name__] += 1
-        if kind is HandEnded:
-            self.rake += event.rake  # type: ignore[union-attr]
-        elif kind is SeatTaken:
-            self.bought_in += event.stack  # type: ignore[union-attr]
-        elif kind is SeatLeft:
-            self.bought_in -= event.stack  # type: ignore[union-attr]
-        elif isinstance(event, StacksColouredUp):  # the chip race changes the chips in play
-            self.bought_in += sum(after - before for _, before, after in event.stacks)
-        elif isinstance(event, ChipsAdded):  # a rebuy or add-on (TOURN-10..12) bought chips
-            self.bought_in += event.after - event.before
+        self.counts[type(event).__name__] += 1
+        if isinstance(event, HandEnded):
+            self.rake += event.rake
+        elif isinstance(event, PlayerSeated):
+            self.bought_in += event.stack
+        elif isinstance(event, PlayerRemoved):
+            self.bought_in -= event.stack or 0
+        elif isinstance(event, StackAdjusted):  # a chip race changes the chips in play; a
+            self.bought_in += sum(a.after - a.before for a in event.seats)  # rebuy buys some
         if self._outer is not None:
             self._outer(event)
 
@@ -399,7 +396,7 @@ class VirtualTable:
         while played < n:
             v_before = self.hardware.virtual_clock.now
             if not self.play_hand():
-                last = [e for e in self.events if type(e).__name__ == "Rejected"][-1:]
+                last = [e for e in self.events if isinstance(e, Rejected)][-1:]
                 raise RuntimeError(f"no hand could start: {last}")
             played += 1
             if check_every and played % check_every == 0:

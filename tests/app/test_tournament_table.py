@@ -79,7 +79,6 @@ async def host_run(db: Path, seed: int = 4) -> AsyncIterator[HostRun]:
             with sink.muted():
                 vt = VirtualTable(0, seed=seed, sink=sink, tournament=True,
                                   levels=(Level(50, 100),))
-            sink.table = vt.table
             restore(vt.table, journal.state, sink)
             commands = WakingCommands(TableCommands(vt.table, sink))
             yield HostRun(vt, journal, outbox, commands, CommandDesk(outbox, commands))

@@ -21,13 +21,18 @@ from controller.events import (
     BoardDealt,
     BreakEnded,
     BreakStarted,
+    BurnedCard,
     CameBack,
     CardBurned,
     Change,
+    ChipsCounted,
     ClockCalled,
     ClockSnapshot,
     ClockSynced,
+    ColourUpCancelled,
     ColourUpScheduled,
+    ColourUpStarted,
+    ColourUpStepUndone,
     DeckReport,
     GameSetup,
     HandEnded,
@@ -36,6 +41,7 @@ from controller.events import (
     HandShown,
     HandStarted,
     HandVoided,
+    HoleCardsDealt,
     HoleDealt,
     Irregularity,
     LevelSet,
@@ -49,6 +55,10 @@ from controller.events import (
     PlayerSeated,
     PotAwarded,
     PublicEvent,
+    RaceCardDealt,
+    RaceChipsAwarded,
+    RaceDealtAgain,
+    Rejected,
     Resumed,
     SatOut,
     SeatAdjustment,
@@ -56,6 +66,7 @@ from controller.events import (
     ShotClockReport,
     StackAdjusted,
     TableClosed,
+    is_secret,
 )
 from controller.rules.actions import BetRaise, Call, Check, Fold, Kill, Muck, Show
 from controller.rules.cards import parse_cards
@@ -102,10 +113,11 @@ EXAMPLES: tuple[PublicEvent, ...] = (
     PlayerCheckedIn(seat=4, player="ann", assigned=5),
     Paused(clock=CLOCK, command_id="c5"),
     Resumed(clock=CLOCK, command_id="c6"),
-    LevelSet(level=3, clock=CLOCK, command_id="c7"),
-    ClockCalled(seat=4, command_id="c8"),
+    LevelSet(level=3, clock=CLOCK, small_blind=200, big_blind=400, ante=50, command_id="c7"),
+    ClockCalled(seat=4, seconds=60.0, countdown_s=10, caller="floor", rule="CLOCK-1",
+                command_id="c8"),
     ClockSynced(level=3, on_break=True, offset_s=-1.25, clock=CLOCK, command_id="c9"),
-    BreakStarted(level=2, colour_up=(25,), clock=CLOCK),
+    BreakStarted(level=2, colour_up=(25,), clock=CLOCK, seconds=900.0),
     BreakEnded(level=2, clock=CLOCK),
     ShotClockReport(hand_no=7, seat=4, what="extension", seconds=30.0, chips_left=1),
     HandForHandSet(on=True, command_id="c10"),
@@ -113,6 +125,14 @@ EXAMPLES: tuple[PublicEvent, ...] = (
     ColourUpScheduled(level=3, command_id="c12"),
     TableClosed(command_id="c13"),
     DeckReport(what="checked", complete=False, missing=1, duplicated=0, unknown=1),
+    ColourUpStarted(leaving=(25,), trigger="break", seats=(1, 3, 5)),
+    ChipsCounted(seat=3, chips=((25, 3),)),
+    RaceCardDealt(seat=3, card="Kd", keyed=True),
+    RaceDealtAgain(reason="a race card at two seats"),
+    RaceChipsAwarded(chip=100, winners=((1, "As"), (5, None)), rescued=(3,)),
+    ColourUpStepUndone(what="CountChips"),
+    ColourUpCancelled(reason="the dealer's undo key before the first count"),
+    Rejected(reason="seat 3 is not to act: seat 5 is", rule="CLOCK-1", source="call_clock"),
 )
 
 
@@ -147,6 +167,15 @@ def test_no_kind_is_a_catch_all_change_with_a_string() -> None:
         assert "change" not in model.model_fields, model.__name__
     changes = [t for t in EVENT_TYPES if issubclass(t, Change)]
     assert all("command_id" in t.model_fields for t in changes) and len(changes) >= 18
+
+
+def test_only_hole_and_burn_cards_are_secret() -> None:
+    assert not any(is_secret(e) for e in EXAMPLES)
+    hole = HoleCardsDealt(hand_no=7, player=0, cards=("As", None))
+    burn = BurnedCard(hand_no=7, card="2d")
+    assert is_secret(hole) and is_secret(burn)
+    assert hole.public() == HoleDealt(hand_no=7, player=0, count=2)
+    assert burn.public() == CardBurned(hand_no=7)
 
 
 def test_an_action_carries_its_rules_action_both_ways() -> None:

@@ -9,10 +9,10 @@ import pytest
 
 from controller.devices.mock import MockTable
 from controller.devices.profile import load_profile
+from controller.events import HandStarted, JournalEvent, ShotClockReport
 from controller.rules.cards import DECK, Card
 from controller.rules.config import LIVE_CASH, RulesProfile, Variant
 from controller.table.deck import DeckMap
-from controller.table.events import TableEvent
 from controller.table.lights import Level
 from controller.table.table import Table
 
@@ -86,7 +86,7 @@ class Rig:
                  variant: Variant = Variant.NT, deck: DeckMap | None = DECKMAP,
                  **table: Any) -> None:
         self.hw = MockTable(load_profile("virtual"))
-        self.events: list[TableEvent] = []
+        self.events: list[JournalEvent] = []
         self.table = Table(self.hw, sink=self.events.append, levels=levels, deck=deck,
                            profile=profile, tournament=tournament, variant=variant, **table)
         for seat, stack in seats.items():
@@ -104,6 +104,17 @@ class Rig:
 
     def start(self) -> None:
         self.dealer.press("deal")
+
+    def rulings(self) -> list[ShotClockReport]:
+        """The shot clock's rulings on expiry (CLOCK-3, CLOCK-9), not its extensions."""
+        return [e for e in self.of(ShotClockReport) if e.what == "ruled"]
+
+    def seat_of(self, player: int) -> int:
+        """The seat of position ``player`` in the last hand started (the events of a hand
+        name positions, as the engine and PHH do; ``HandStarted.seats`` maps them)."""
+        started = self.last(HandStarted)
+        assert isinstance(started, HandStarted)
+        return started.seats[player]
 
     def seat_to_act(self) -> int | None:
         hand = self.table.hand

@@ -12,14 +12,21 @@ from pathlib import Path
 
 import pytest
 
-from controller.app import TableCommands, TableJournal, recover, restore, wire_event
-from controller.events import AddChips, PublicState, SeatPlayer, SeatView, StackAdjusted
+from controller.app import TableCommands, TableJournal, recover, restore
+from controller.events import (
+    AddChips,
+    PublicState,
+    Rejected,
+    SeatAdjustment,
+    SeatPlayer,
+    SeatView,
+    StackAdjusted,
+)
 from controller.sync.errors import CommandRefused, MessageRejected
 from controller.sync.journal import Journal
 from controller.sync.ledger import SeatingControls
 from controller.sync.messages import CommandMessage, EventMessage, parse_message
 from controller.sync.outbox import Outbox
-from controller.table.events import ChipsAdded, Rejected
 from controller.table.lights import Level
 from controller.table.virtual import VirtualTable
 
@@ -34,10 +41,7 @@ def _wire(command: dict[str, object]) -> bytes:
 
 
 def tournament_table(sink: TableJournal | None = None) -> VirtualTable:
-    vt = VirtualTable(0, seed=4, tournament=True, levels=(Level(50, 100),), sink=sink)
-    if sink is not None:
-        sink.table = vt.table
-    return vt
+    return VirtualTable(0, seed=4, tournament=True, levels=(Level(50, 100),), sink=sink)
 
 
 def seat_three(commands: TableCommands, outbox: Outbox) -> None:
@@ -103,9 +107,8 @@ def test_tourn_12_an_add_on_goes_out_as_stack_adjusted_add_on() -> None:
         assert vt.table.take_seat(seat, f"p{seat}", 4_000)
     assert vt.table.add_chips(7, "p7", 5_000, "add_on")
     added = vt.events[-1]
-    assert isinstance(added, ChipsAdded) and (added.before, added.after) == (4_000, 9_000)
-    out = wire_event(added, PublicState())
-    assert isinstance(out, StackAdjusted) and out.reason == "add_on"
+    assert isinstance(added, StackAdjusted) and added.reason == "add_on"
+    assert added.seats == (SeatAdjustment(seat=7, before=4_000, after=9_000),)
     assert vt.bought_in == 3 * 4_000 + 5_000  # the chip check counts bought chips
     vt.check_chips()
 
@@ -129,7 +132,7 @@ def test_tourn_11_add_chips_during_a_hand_is_refused_with_the_reason(
                 assert "is in play" in info.value.reason
                 assert "TOURN-11" in info.value.reason
                 assert len(list(journal.parcels(0, limit=10**6))) == sent  # nothing journaled
-                assert not [e for e in vt.events if isinstance(e, ChipsAdded)]
+                assert not [e for e in vt.events if isinstance(e, StackAdjusted)]
                 stacks = {s.seat: s.stack for s in journal.state.seats}
                 assert stacks[4] == 4_000
         finally:
@@ -149,7 +152,7 @@ def test_tourn_10_add_chips_to_an_empty_seat_or_someone_else_is_refused(
         last = rig.last(Rejected)
         assert isinstance(last, Rejected) and says in last.reason
         assert [rig.table.roster[s].stack for s in (1, 4)] == [1000, 1000]
-        assert not rig.of(ChipsAdded)
+        assert not rig.of(StackAdjusted)
     finally:
         rig.hw.close()
 

@@ -2,15 +2,9 @@
 
 from __future__ import annotations
 
+from controller.events import ActionAccepted, ActionHeld, Irregularity, Rejected
 from controller.rules.actions import BetRaise, Call, Fold, Kill
 from controller.rules.config import LIVE_TOURNAMENT
-from controller.table.events import (
-    ActionAccepted,
-    ActionHeld,
-    ActionReleased,
-    Irregularity,
-    Rejected,
-)
 
 from .conftest import Rig
 
@@ -28,7 +22,7 @@ def test_live_9_chips_pushed_silently_for_a_full_raise_raise(rig3: Rig) -> None:
     assert t.chips(30)  # button faces 10: 30 is a raise to 30
     accepted = rig3.last(ActionAccepted)
     assert isinstance(accepted, ActionAccepted)
-    assert accepted.seat == 5 and accepted.action == BetRaise(2, 30)
+    assert rig3.seat_of(accepted.player) == 5 and accepted.rules_action() == BetRaise(2, 30)
     assert accepted.source == "chips" and accepted.rule is not None
 
 
@@ -37,7 +31,7 @@ def test_live_7_less_than_half_a_raise_extra_is_a_call_and_goes_back(rig3: Rig) 
     assert t.chips(14)  # call 10, extra 4 < half of 10
     accepted = rig3.last(ActionAccepted)
     assert isinstance(accepted, ActionAccepted)
-    assert isinstance(accepted.action, Call) and accepted.returned == 4
+    assert isinstance(accepted.rules_action(), Call) and accepted.returned == 4
     assert accepted.rule == "LIVE-7"
 
 
@@ -46,13 +40,13 @@ def test_live_7_half_raise_in_cash_offers_raise_or_fold(rig3: Rig) -> None:
     assert t.chips(15)  # extra 5 = half of 10: a full raise, or fold (002)
     prompt = rig3.last(Irregularity)
     assert isinstance(prompt, Irregularity)
-    assert prompt.kind == "choice" and prompt.rule == "LIVE-7"
-    keys = {c.key for c in prompt.choices}
-    assert keys == {"raise_to_20", "fold"}
+    assert prompt.what == "choice" and prompt.rule == "LIVE-7"
+    assert set(prompt.choices) == {"raise_to_20", "fold"}
+    assert {c.key for c in t.prompts[-1].choices} == {"raise_to_20", "fold"}
     assert not t.call()  # the player must choose first
     assert t.resolve("fold")
     accepted = rig3.last(ActionAccepted)
-    assert isinstance(accepted, ActionAccepted) and isinstance(accepted.action, Fold)
+    assert isinstance(accepted, ActionAccepted) and isinstance(accepted.rules_action(), Fold)
     assert accepted.forfeited == 15
 
 
@@ -70,9 +64,10 @@ def test_live_12_out_of_turn_call_binds_when_nothing_changes(rig3: Rig) -> None:
     t = dealt(rig3).table
     assert t.call(seat=1)  # seat 1 calls before the button acted
     held = rig3.last(ActionHeld)
-    assert isinstance(held, ActionHeld) and held.seat == 1
+    assert isinstance(held, ActionHeld) and held.seat == 1 and not held.released
     t.call()  # the button calls: in cash (002) a call releases ("substantial")
-    assert isinstance(rig3.last(ActionReleased), ActionReleased)
+    released = rig3.last(ActionHeld)
+    assert isinstance(released, ActionHeld) and released.released and released.seat == 1
     assert rig3.seat_to_act() == 1
 
 
@@ -83,7 +78,8 @@ def test_live_12_tournament_out_of_turn_call_binds_after_a_call() -> None:
     t.call(seat=1)
     t.call()  # a call is no change under action_change (004)
     accepted = rig.of(ActionAccepted)
-    assert [(a.seat, type(a.action)) for a in accepted] == [(5, Call), (1, Call)]
+    assert [(rig.seat_of(a.player), type(a.rules_action())) for a in accepted] == [
+        (5, Call), (1, Call)]
     assert accepted[-1].source == "held"
     assert rig.seat_to_act() == 3
 
@@ -93,7 +89,8 @@ def test_live_12_fold_out_of_turn_is_binding(rig3: Rig) -> None:
     t.fold(seat=1)
     t.raise_to(40)  # the button raises: a fold still binds
     accepted = rig3.of(ActionAccepted)
-    assert [(a.seat, type(a.action)) for a in accepted] == [(5, BetRaise), (1, Fold)]
+    assert [(rig3.seat_of(a.player), type(a.rules_action())) for a in accepted] == [
+        (5, BetRaise), (1, Fold)]
 
 
 def test_live_16_hand_at_the_muck_folds_the_player_to_act(rig3: Rig) -> None:
@@ -101,7 +98,7 @@ def test_live_16_hand_at_the_muck_folds_the_player_to_act(rig3: Rig) -> None:
     rig3.dealer.muck_hand(5)
     accepted = rig3.last(ActionAccepted)
     assert isinstance(accepted, ActionAccepted)
-    assert accepted.seat == 5 and isinstance(accepted.action, Fold)
+    assert rig3.seat_of(accepted.player) == 5 and isinstance(accepted.rules_action(), Fold)
     assert accepted.source == "muck"
     assert len(rig3.of(ActionAccepted)) == 1  # the second card of the hand is no new fold
 
@@ -111,12 +108,12 @@ def test_live_16_hand_at_the_muck_out_of_turn_is_dead_at_once(rig3: Rig) -> None
     rig3.dealer.muck_hand(1)  # the small blind, before the button acted
     killed = rig3.last(ActionAccepted)
     assert isinstance(killed, ActionAccepted)
-    assert killed.seat == 1 and killed.action == Kill(0, "LIVE-16")
+    assert rig3.seat_of(killed.player) == 1 and killed.rules_action() == Kill(0, "LIVE-16")
     assert killed.source == "muck"
     assert rig3.seat_to_act() == 5  # the button still acts first
     t.call()  # the button; the dead small blind is skipped: the big blind is next
     assert rig3.seat_to_act() == 3
-    assert [a.seat for a in rig3.of(ActionAccepted)] == [1, 5]
+    assert [rig3.seat_of(a.player) for a in rig3.of(ActionAccepted)] == [1, 5]
 
 
 def test_live_3_a_declared_raise_below_the_minimum_is_brought_up_to_it(rig3: Rig) -> None:
@@ -124,7 +121,7 @@ def test_live_3_a_declared_raise_below_the_minimum_is_brought_up_to_it(rig3: Rig
     before = len(t.hand.log) if t.hand else 0
     assert t.raise_to(15)  # "raise to 15" binds; BET-4's minimum is 20
     accepted = rig3.last(ActionAccepted)
-    assert isinstance(accepted, ActionAccepted) and accepted.action == BetRaise(2, 20)
+    assert isinstance(accepted, ActionAccepted) and accepted.rules_action() == BetRaise(2, 20)
     assert accepted.owed == 20
     assert t.hand is not None and len(t.hand.log) == before + 1
 

@@ -15,20 +15,20 @@ from pathlib import Path
 from controller import events as ev
 from controller.app import TableCommands, TableJournal, recover, restore
 from controller.clocks.timebank import ExtensionChips
-from controller.events import SeatPlayer
-from controller.rules.actions import Fold, Kill
-from controller.sync.journal import Journal
-from controller.sync.messages import CommandMessage, EventMessage, parse_message
-from controller.sync.outbox import Outbox
-from controller.table.events import (
+from controller.events import (
     ActionAccepted,
     CameBack,
-    ExtensionTaken,
     HandEnded,
     HandStarted,
     PenaltyServed,
     Rejected,
+    SeatPlayer,
+    ShotClockReport,
 )
+from controller.rules.actions import Fold, Kill
+from controller.sync.journal import Journal
+from controller.sync.messages import CommandMessage, EventMessage, parse_message
+from controller.sync.outbox import Outbox
 from controller.table.lights import Level
 from controller.table.seats import SeatState
 from controller.table.virtual import VirtualTable
@@ -74,11 +74,12 @@ def test_tourn_32_a_player_seated_with_2_extension_chips_uses_exactly_2() -> Non
         assert bank.chips("player5") == 2 and bank.chips("player1") == 0
         t = dealt(rig).table  # seat 5, the button, acts first preflop
         assert t.use_extension(5) and t.use_extension(5)
-        assert [e.chips_left for e in rig.of(ExtensionTaken)] == [1, 0]
+        taken = [e for e in rig.of(ShotClockReport) if e.what == "extension"]
+        assert [(e.seat, e.chips_left) for e in taken] == [(5, 1), (5, 0)]
         assert not t.use_extension(5)  # a third: none left
         last = rig.last(Rejected)
         assert isinstance(last, Rejected) and "no extension chips" in last.reason
-        assert len(rig.of(ExtensionTaken)) == 2
+        assert len([e for e in rig.of(ShotClockReport) if e.what == "extension"]) == 2
     finally:
         rig.hw.close()
 
@@ -103,9 +104,9 @@ def test_pen_4_a_penalised_player_posts_and_is_folded_n_hands_then_plays() -> No
     for n in range(3):
         assert vt.play_hand()
         hand = [e for e in vt.events if isinstance(e, HandStarted)][-1]
-        assert PENALISED in hand.dealt  # dealt in (BLIND-7): blinds and antes posted
-        moves = [e.action for e in vt.events if isinstance(e, ActionAccepted)
-                 and e.hand_no == hand.hand_no and e.seat == PENALISED]
+        assert PENALISED in hand.seats  # dealt in (BLIND-7): blinds and antes posted
+        moves = [e.rules_action() for e in vt.events if isinstance(e, ActionAccepted)
+                 and e.hand_no == hand.hand_no and hand.seats[e.player] == PENALISED]
         assert moves and all(isinstance(m, Fold | Kill) for m in moves), moves
         stacks.append(t.roster[PENALISED].stack)
         served = [e for e in vt.events if isinstance(e, PenaltyServed)][-1]
@@ -118,7 +119,7 @@ def test_pen_4_a_penalised_player_posts_and_is_folded_n_hands_then_plays() -> No
     served = sum(isinstance(e, PenaltyServed) for e in vt.events)
     assert vt.play_hand()  # the fourth hand: dealt in and playing
     hand = [e for e in vt.events if isinstance(e, HandStarted)][-1]
-    assert PENALISED in hand.dealt
+    assert PENALISED in hand.seats
     assert sum(isinstance(e, PenaltyServed) for e in vt.events) == served  # nothing more
     vt.check_chips()
 
@@ -144,7 +145,6 @@ def test_pen_5_restart_keeps_the_penalty_still_to_serve(tmp_path: Path) -> None:
             async with Outbox(journal) as outbox:
                 sink = TableJournal(outbox)
                 vt = VirtualTable(0, seed=2, tournament=True, structure=S, sink=sink)
-                sink.table = vt.table
                 commands = TableCommands(vt.table, sink)
                 for seat in (1, 4, 7):
                     outbox.record_now(commands.perform(
@@ -170,7 +170,6 @@ def test_pen_5_restart_keeps_the_penalty_still_to_serve(tmp_path: Path) -> None:
                 sink = TableJournal(outbox)
                 with sink.muted():
                     vt = VirtualTable(0, seed=3, tournament=True, structure=S, sink=sink)
-                sink.table = vt.table
                 restore(vt.table, journal.state, sink)
                 assert vt.table.penalties == {f"p{PENALISED}": 3}
                 assert vt.table.roster[PENALISED].state is SeatState.SITTING_OUT

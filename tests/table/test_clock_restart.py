@@ -42,7 +42,6 @@ def table_on(sink: TableJournal, wall_at_start: float, chips: ExtensionChips
     wall: Callable[[], float] = lambda: wall_at_start + hw.clock() - start  # noqa: E731
     table = Table(hw, sink=sink, structure=S, deck=DECKMAP, profile=LIVE_TOURNAMENT,
                   tournament=True, extensions=chips, wall_clock=wall)
-    sink.table = table
     return table, hw
 
 
@@ -210,7 +209,6 @@ def test_sync_clock_is_refused_on_a_cash_table_with_the_reason(tmp_path: Path) -
                 sink = TableJournal(outbox)
                 table = Table(MockTable(load_profile("virtual")), sink=sink,
                               levels=(Level(5, 10),))
-                sink.table = table
                 with pytest.raises(CommandRefused, match="not on a clock"):
                     TableCommands(table, sink).perform(SyncClock(level=1, seconds_left=9.0),
                                                        "c-1")

@@ -1,7 +1,8 @@
 """The colour-up and chip race at the live table (issue 6; RULES.md §18, CHIPRACE-*):
 started by the dealer's key, by the floor's ScheduleColourUp and by the level clock's
 break; counts keyed in, race cards read at the seat readers (or keyed in), the race's
-misdeal checks, the one ``stack_adjusted`` event journaled, and the prompt screens."""
+misdeal checks, every step journaled and the outcome as one ``stack_adjusted``, and the
+prompt screens."""
 
 from __future__ import annotations
 
@@ -20,8 +21,23 @@ from controller.clocks.structure import Break, Structure
 from controller.clocks.structure import Level as ClockLevel
 from controller.devices.events import KeyPressed
 from controller.devices.interfaces import Colour, LightMode
-from controller.events import ScheduleColourUp, StackAdjusted
-from controller.rules.cards import Card
+from controller.events import (
+    BreakStarted,
+    ChipsCounted,
+    ColourUpCancelled,
+    ColourUpScheduled,
+    ColourUpStarted,
+    ColourUpStepUndone,
+    DeckReport,
+    HandStarted,
+    Irregularity,
+    RaceCardDealt,
+    RaceChipsAwarded,
+    RaceDealtAgain,
+    Rejected,
+    ScheduleColourUp,
+    StackAdjusted,
+)
 from controller.sync.errors import CommandRefused
 from controller.sync.journal import Journal
 from controller.sync.messages import EventMessage, parse_message
@@ -30,22 +46,6 @@ from controller.table import intents as i
 from controller.table.base import Stage
 from controller.table.colour_up import ColourUpSettings
 from controller.table.colour_up_screen import Screen, render_screen
-from controller.table.events import (
-    BreakStarted,
-    ChipsCounted,
-    ColourUpCancelled,
-    ColourUpScheduled,
-    ColourUpStarted,
-    ColourUpStepUndone,
-    HandStarted,
-    Irregularity,
-    RaceCardDealt,
-    RaceChipsAwarded,
-    RaceDealtAgain,
-    Rejected,
-    StacksColouredUp,
-    UnknownCard,
-)
 from controller.table.lights import Level
 from controller.table.virtual import VirtualTable
 from tests.table.conftest import Rig
@@ -83,6 +83,18 @@ def deal(rig: Rig, cards: list[tuple[int, str]]) -> None:
 RACE = [(1, "As"), (3, "2c"), (5, "Kc"), (1, "Ah"), (3, "3c"), (5, "2d"), (1, "Ad"), (3, "4c")]
 
 
+def coloured_up(rig: Rig) -> StackAdjusted:
+    """The colour-up's outcome: its one ``stack_adjusted``."""
+    done = rig.last(StackAdjusted)
+    assert isinstance(done, StackAdjusted) and done.reason == "colour_up"
+    return done
+
+
+def adjusted(done: StackAdjusted) -> tuple[tuple[int, int, int], ...]:
+    """(seat, before, after) of each seat the colour-up adjusted."""
+    return tuple((a.seat, a.before, a.after) for a in done.seats)
+
+
 def light(rig: Rig, seat: int) -> tuple[LightMode, Colour]:
     state = rig.table.lights.shown[seat]
     return state.mode, state.colour
@@ -112,19 +124,19 @@ def test_chiprace_1_dealer_key_count_deal_award_confirm(rig: Rig) -> None:
     rig.dealer.press("deal")  # the chips are handed out
     awarded = rig.last(RaceChipsAwarded)
     assert awarded.chip == 100 and awarded.rescued == ()
-    assert awarded.winners == ((1, Card.parse("As")), (5, Card.parse("Kc")))
+    assert awarded.winners == ((1, "As"), (5, "Kc"))
     assert light(rig, 3) == (LightMode.ON, Colour.GREEN)  # every new stack to confirm
-    assert not rig.of(StacksColouredUp)  # nothing final before the confirmation
+    assert not rig.of(StackAdjusted)  # nothing final before the confirmation
     rig.dealer.press("deal")  # confirmed
-    done = rig.last(StacksColouredUp)
-    assert done.stacks == ((1, 1175, 1200), (3, 1075, 1000), (5, 1050, 1100))
+    done = coloured_up(rig)
+    assert adjusted(done) == ((1, 1175, 1200), (3, 1075, 1000), (5, 1050, 1100))
     assert dict(t.roster.stacks()) == {1: 1200, 3: 1000, 5: 1100}
     assert t.stage is Stage.IDLE and t.colour_up.chip_set.values == (100, 500, 1000)
     assert "seat 1 As" in done.note and "seat 5 Kc" in done.note
     rig.dealer.gather()
     rig.start()  # play goes on with the new stacks
     hand = rig.last(HandStarted)
-    assert dict(zip(hand.dealt, hand.stacks, strict=True)) == {1: 1200, 3: 1000, 5: 1100}
+    assert dict(zip(hand.seats, hand.stacks, strict=True)) == {1: 1200, 3: 1000, 5: 1100}
 
 
 def test_chiprace_1_no_hand_and_no_seat_change_during_a_colour_up(rig: Rig) -> None:
@@ -158,7 +170,7 @@ def test_chiprace_2_race_cards_dealt_clockwise_from_seat_1_when_strict() -> None
     rig = make_rig({1: 1175, 3: 1075, 5: 1050}, strict_order=True)
     counted(rig, {5: 2, 3: 3, 1: 7})
     rig.dealer.place("seat3", "2c")  # seat 1 is first (CHIPRACE-2)
-    assert rig.last(Irregularity).kind == "out_of_order" and not rig.of(RaceCardDealt)
+    assert rig.last(Irregularity).what == "out_of_order" and not rig.of(RaceCardDealt)
     rig.hw.close()
 
 
@@ -166,15 +178,16 @@ def test_chiprace_2_race_cards_dealt_clockwise_from_seat_1_when_strict() -> None
 def test_chiprace_6_unknown_uid_is_reported_and_a_card_can_be_keyed_in(rig: Rig) -> None:
     counted(rig, {1: 7, 3: 3, 5: 2})
     rig.dealer.place("seat1", bytes.fromhex("04ffffffffffff"))
-    assert rig.last(UnknownCard).reader == "seat1" and not rig.of(RaceCardDealt)
+    assert rig.last(DeckReport) == DeckReport(what="unknown_card", reader="seat1")
+    assert not rig.of(RaceCardDealt)
     assert rig.table.submit(i.KeyRaceCard(1, "As"))  # the reader failed: the dealer keys it
-    assert rig.last(RaceCardDealt) == RaceCardDealt(1, Card.parse("As"), True)
+    assert rig.last(RaceCardDealt) == RaceCardDealt(seat=1, card="As", keyed=True)
     # seat 2 is empty: no race card
     assert rig.table.submit(i.KeyRaceCard(2, "Ks")).accepted is False
     deal(rig, RACE[1:])
     rig.dealer.press("deal")
     rig.dealer.press("deal")
-    assert "keyed in: seat 1 As" in rig.last(StacksColouredUp).note
+    assert "keyed in: seat 1 As" in coloured_up(rig).note
 
 
 def test_chiprace_6_a_card_at_a_seat_without_odd_chips_opens_a_prompt() -> None:
@@ -190,8 +203,7 @@ def test_chiprace_6_a_card_at_a_seat_without_odd_chips_opens_a_prompt() -> None:
     assert not t.prompts and not rig.of(RaceCardDealt)
     rig.dealer.press("deal")
     rig.dealer.press("deal")
-    assert rig.last(StacksColouredUp).stacks == ((1, 1175, 1200), (3, 1075, 1100),
-                                                  (5, 1000, 1000))
+    assert adjusted(coloured_up(rig)) == ((1, 1175, 1200), (3, 1075, 1100), (5, 1000, 1000))
     rig.hw.close()
 
 
@@ -200,7 +212,7 @@ def test_chiprace_6_a_card_seen_twice_then_the_race_is_dealt_again(rig: Rig) -> 
     deal(rig, [(1, "As"), (3, "2c")])
     rig.dealer.place("seat5", "As")  # the same card at a second seat reader
     problem = rig.last(Irregularity)
-    assert problem.kind == "two_readers" and problem.rule == "CARD-1" and problem.seat == 5
+    assert problem.what == "two_readers" and problem.rule == "CARD-1" and problem.seat == 5
     screen = rig.table.colour_up.screen()  # the display names the problem and the choices
     assert screen is not None and screen.title == "S5 TWO READERS"
     assert screen.lines == ("card As", "CONTINUE or MISDEAL")
@@ -216,7 +228,7 @@ def test_chiprace_6_a_card_seen_twice_then_the_race_is_dealt_again(rig: Rig) -> 
 def test_chiprace_6_a_seat_given_too_many_race_cards(rig: Rig) -> None:
     counted(rig, {1: 7, 3: 3, 5: 2})
     deal(rig, [(5, "Kc"), (5, "2d"), (5, "3d")])  # seat 5 races 2 odd chips: 2 cards
-    assert rig.last(Irregularity).kind == "too_many"
+    assert rig.last(Irregularity).what == "too_many"
     assert len(rig.of(RaceCardDealt)) == 2
 
 
@@ -237,7 +249,7 @@ def test_undo_steps_back_and_undo_at_the_start_calls_the_colour_up_off(rig: Rig)
     rig.dealer.press("undo")
     assert rig.of(ColourUpCancelled) and rig.table.stage is Stage.IDLE
     assert dict(rig.table.roster.stacks()) == {1: 1175, 3: 1075, 5: 1050}
-    assert not rig.of(StacksColouredUp)
+    assert not rig.of(StackAdjusted)
 
 
 # ------------------------------------------------------------------ CHIPRACE-3, value
@@ -249,8 +261,7 @@ def test_chiprace_3_a_stack_of_only_odd_chips_is_not_raced_out() -> None:
     rig.dealer.press("deal")
     assert rig.last(RaceChipsAwarded).rescued == (5,)
     rig.dealer.press("deal")
-    assert rig.last(StacksColouredUp).stacks == ((1, 1075, 1100), (3, 1050, 1100),
-                                                  (5, 50, 100))
+    assert adjusted(coloured_up(rig)) == ((1, 1075, 1100), (3, 1050, 1100), (5, 50, 100))
     rig.hw.close()
 
 
@@ -278,14 +289,14 @@ def test_chiprace_6_value_after_is_before_less_odd_plus_raced_and_rescued(
             rig.dealer.place(f"seat{seat}", next(cards))
     rig.dealer.press("deal")
     rig.dealer.press("deal")
-    done = rig.last(StacksColouredUp)
+    done = adjusted(coloured_up(rig))
     plan, unit = race.plan, race.plan.race_chip.value
     rescued = len(rig.last(RaceChipsAwarded).rescued)
-    before = sum(b for _, b, _ in done.stacks)
-    after = sum(a for _, _, a in done.stacks)
+    before = sum(b for _, b, _ in done)
+    after = sum(a for _, _, a in done)
     assert before == sum(stacks.values())
     assert after == before - plan.odd_value + (plan.chips_raced + rescued) * unit
-    assert all(a % unit == 0 and a > 0 for _, _, a in done.stacks)  # CHIPRACE-3, -4
+    assert all(a % unit == 0 and a > 0 for _, _, a in done)  # CHIPRACE-3, -4
     assert sum(rig.table.roster.stacks().values()) == after
     rig.hw.close()
 
@@ -301,7 +312,6 @@ def test_chiprace_1_floor_schedules_the_colour_up_for_a_level(tmp_path: Path) ->
                           colour_up=ColourUpSettings(chip_set=CHIPS))
                 t = rig.table
                 t.sink = sink  # journaled from here on
-                sink.table = t
                 for seat, stack in {1: 1175, 3: 1075, 5: 1050}.items():
                     assert t.take_seat(seat, f"p{seat}", stack)
                 commands = TableCommands(t, sink)
@@ -324,8 +334,11 @@ def test_chiprace_1_floor_schedules_the_colour_up_for_a_level(tmp_path: Path) ->
                 rig.dealer.press("deal")
                 sent = [parse_message(EventMessage, p.public).event
                         for p in journal.parcels(seq, limit=100)]
-                assert [e.kind for e in sent] == ["stack_adjusted"]  # ONE event
-                adjusted = sent[0]
+                assert [e.kind for e in sent] == [  # every step, the outcome as ONE event
+                    "colour_up_started", *["chips_counted"] * 3,
+                    *["race_card_dealt"] * len(RACE), "race_chips_awarded",
+                    "stack_adjusted"]
+                adjusted = sent[-1]
                 assert isinstance(adjusted, StackAdjusted) and adjusted.reason == "colour_up"
                 assert [(a.seat, a.before, a.after) for a in adjusted.seats] == [
                     (1, 1175, 1200), (3, 1075, 1000), (5, 1050, 1100)]
@@ -349,7 +362,6 @@ def test_chiprace_1_scheduled_colour_up_survives_a_restart(tmp_path: Path) -> No
             async with Outbox(journal) as outbox:
                 sink = TableJournal(outbox)
                 vt = VirtualTable(3, seed=1, sink=sink, levels=LEVELS)
-                sink.table = vt.table
                 vt.table.submit(i.ScheduleColourUp(3))
                 assert journal.state.colour_up_at_level == 3
                 with sink.muted():
@@ -472,11 +484,11 @@ def test_chiprace_6_the_virtual_dealer_runs_a_scheduled_colour_up_and_chips_add_
     vt.table.next_level()
     summary = vt.play_hands(4)  # each hand checks the chips, the race's change included
     assert summary is not None
-    done = [e for e in vt.events if isinstance(e, StacksColouredUp)]
-    assert len(done) == 1 and done[0].leaving == (1,) and done[0].unit == 5  # T1 leaves
-    assert all(after % 5 == 0 for _, _, after in done[0].stacks)
-    assert vt.table.colour_up.chip_set.lowest.value == 5
+    done = [e for e in vt.events if isinstance(e, StackAdjusted) and e.reason == "colour_up"]
     started = [e for e in vt.events if isinstance(e, ColourUpStarted)]
+    assert len(done) == 1 and started[0].leaving == (1,)  # T1 leaves
+    assert vt.table.colour_up.chip_set.lowest.value == 5  # T5 is the unit now
+    assert all(a.after % 5 == 0 for a in done[0].seats)
     assert started[0].trigger == "floor"
     hands = [e for e in vt.events if isinstance(e, HandStarted)]
     assert len(hands) == 7 and vt.events.index(done[0]) < vt.events.index(hands[3])

@@ -3,8 +3,8 @@ LIVE-16/17, DEAL-5, LIVE-2/7/10."""
 
 from __future__ import annotations
 
+from controller.events import ActionAccepted, Irregularity, PotAwarded, Rejected
 from controller.rules.actions import Fold, Kill
-from controller.table.events import ActionAccepted, Irregularity, PotAwarded, Rejected
 from controller.table.table import Stage
 
 from .conftest import Rig
@@ -28,7 +28,7 @@ def test_live_17_an_all_in_hand_pushed_to_the_muck_can_no_longer_win() -> None:
     rig.dealer.muck_hand(3)  # the all-in player throws the queens away
     killed = rig.last(ActionAccepted)
     assert isinstance(killed, ActionAccepted)
-    assert killed.seat == 3 and killed.action == Kill(1, "LIVE-16")
+    assert rig.seat_of(killed.player) == 3 and killed.rules_action() == Kill(1, "LIVE-16")
     hand = t.hand
     assert hand is not None and hand.folded[1]
     for _ in range(2):  # flop: check, check
@@ -63,7 +63,8 @@ def test_live_10_forfeited_chips_are_in_the_engines_pot_and_awards(rig3: Rig) ->
     assert [(a.amount, a.shares) for a in hand.awards] == [(25, ((1, 25),))]
     t.confirm()
     pot = rig3.last(PotAwarded)
-    assert isinstance(pot, PotAwarded) and pot.amount == 25 and pot.shares == ((3, 25),)
+    assert isinstance(pot, PotAwarded) and pot.amount == 25 and pot.shares == ((1, 25),)
+    assert rig3.seat_of(1) == 3
     assert t.roster[3].stack == 1020 and t.roster[5].stack == 985
 
 
@@ -107,7 +108,7 @@ def test_live_17_a_third_card_killed_by_the_dealer_is_dead_when_the_deal_ends(
     d.place("seat1", "Ks")
     d.place("seat1", "9c")  # a third card at seat 1
     flagged = rig3.last(Irregularity)
-    assert isinstance(flagged, Irregularity) and flagged.kind == "too_many"
+    assert isinstance(flagged, Irregularity) and flagged.what == "too_many"
     assert rig3.table.resolve("kill_hand")
     d.place("seat3", "Qc")
     d.place("seat5", "2c")
@@ -131,7 +132,7 @@ def test_live_16_a_hand_thrown_in_out_of_the_showdown_order_is_dead() -> None:
     assert hand is not None and hand.next_to_show == 0  # seat 1 shows first
     rig.dealer.muck_hand(3)  # the queens go in before their turn
     killed = rig.last(ActionAccepted)
-    assert isinstance(killed, ActionAccepted) and killed.action == Kill(1, "LIVE-16")
+    assert isinstance(killed, ActionAccepted) and killed.rules_action() == Kill(1, "LIVE-16")
     while t.stage is Stage.SHOWDOWN:
         rig.dealer.press("deal")
     assert all(p != 1 for award in hand.awards for p, _ in award.shares)

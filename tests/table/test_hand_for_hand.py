@@ -4,14 +4,14 @@ players are dealt and folded (BLIND-7)."""
 
 from __future__ import annotations
 
-from controller.table.events import (
+from controller.events import (
     HandEnded,
     HandForHandSet,
     HandReleased,
     HandStarted,
+    JournalEvent,
     PlayerBusted,
     Rejected,
-    TableEvent,
 )
 from controller.table.lights import Level
 from controller.table.table import Stage
@@ -102,7 +102,7 @@ def test_tourn_22_a_misdeal_is_dealt_again_without_a_new_release() -> None:
     assert vt.play_hand()
     hands = started(vt)
     assert [e.hand_no for e in hands] == [1, 2, 3]
-    assert hands[2].dealt == hands[1].dealt and hands[2].button == hands[1].button
+    assert hands[2].seats == hands[1].seats and hands[2].button == hands[1].button
     assert not vt.play_hand()
 
 
@@ -117,14 +117,16 @@ def test_tourn_busted_player_leaves_the_seat_at_once() -> None:
     busts = [e for e in vt.events if isinstance(e, PlayerBusted)]
     assert busts, "no player busted in 200 hands"
     bust = busts[0]
-    events: list[TableEvent] = list(vt.events)
+    events: list[JournalEvent] = list(vt.events)
     at = events.index(bust)
     ended = events[at - 1]
     assert isinstance(ended, HandEnded) and ended.hand_no == bust.hand_no
-    assert dict(ended.stacks)[bust.seat] == 0  # the hand ended with no chips for them
+    (hand,) = [e for e in started(vt) if e.hand_no == bust.hand_no]
+    after = dict(zip(hand.seats, ended.stacks, strict=True))  # stacks in position order
+    assert after[bust.seat] == 0  # the hand ended with no chips for them
     assert t.roster[bust.seat].player == ""  # and the seat is empty from then on
     later = [e for e in started(vt) if e.hand_no > bust.hand_no]
-    assert all(bust.seat not in e.dealt for e in later)
+    assert all(bust.seat not in e.seats for e in later)
 
 
 def test_host_seated_table_never_deals_with_fewer_than_two_players() -> None:
@@ -137,7 +139,7 @@ def test_host_seated_table_never_deals_with_fewer_than_two_players() -> None:
     assert vt.table.take_seat(9, "duo", 5_000)
     assert vt.play_hand()
     first = started(vt)[0]
-    assert set(first.dealt) == {6, 9}
+    assert set(first.seats) == {6, 9}
 
 
 def test_host_seated_table_waits_while_paused() -> None:
@@ -154,7 +156,7 @@ def test_blind_7_sitting_out_player_is_dealt_and_folded() -> None:
     assert vt.table.sit_out(2)
     for _ in range(6):
         assert vt.play_hand()
-    assert all(2 in e.dealt for e in started(vt))
+    assert all(2 in e.seats for e in started(vt))
     # dealt and folded every time: seat 2 posts its blinds and never wins a chip
     assert vt.table.roster[2].stack < 20_000
     vt.check_chips()

@@ -8,15 +8,18 @@ from pathlib import Path
 import pytest
 
 from controller.devices.interfaces import BlindsFrame, Colour, LightState
-from controller.rules.config import LIVE_TOURNAMENT
-from controller.table.events import (
+from controller.events import (
     ActionAccepted,
     HandStarted,
     HoleCardsDealt,
-    LevelChanged,
-    TableEvent,
+    Irregularity,
+    JournalEvent,
+    LevelSet,
+    Rejected,
     is_secret,
 )
+from controller.rules.cards import Card
+from controller.rules.config import LIVE_TOURNAMENT
 from controller.table.lights import ALL_IN, Level
 from controller.table.table import Stage
 
@@ -31,14 +34,14 @@ def test_every_event_reaches_the_journal_before_the_displays_change() -> None:
                levels=(Level(5, 10), Level(10, 20)))
     seen: list[tuple[str, LightState, LightState, BlindsFrame | None]] = []
 
-    def journal(event: TableEvent) -> None:
+    def journal(event: JournalEvent) -> None:
         rig3.events.append(event)
         seen.append((type(event).__name__, rig3.hw.light(5).state, rig3.hw.light(1).state,
                      rig3.hw.blinds.frame))
 
     rig3.table.sink = journal
     rig3.dealer.press("next_level")
-    assert seen[-1][0] == "LevelChanged" and seen[-1][3] is not None
+    assert seen[-1][0] == "LevelSet" and seen[-1][3] is not None
     assert seen[-1][3].big_blind == 10  # the display still showed the old level
     rig3.hw.assert_blinds(BlindsFrame(2, 10, 20, 0, 5, None))
     rig3.start()
@@ -56,13 +59,17 @@ def test_hole_cards_are_secret_and_stay_out_of_info_logs(
     caplog.set_level(logging.INFO, logger="pitboss.table")
     rig3.start()
     rig3.dealer.deal(HANDS)
-    rig3.dealer.place("seat2", "9h")  # an irregularity naming a card
+    rig3.dealer.place("seat2", "9h")  # an irregularity about a card
     secret = [e for e in rig3.events if is_secret(e)]
     assert {type(e) for e in secret} >= {HoleCardsDealt}
     assert not is_secret(rig3.last(HandStarted))  # type: ignore[arg-type]
+    public = " ".join(e.model_dump_json() for e in rig3.events if not is_secret(e))
     text = " ".join(r.getMessage() for r in caplog.records if r.levelno >= logging.INFO)
     for card in ("As", "Ks", "A♠", "K♠", "9h", "9♥", "Qd", "Q♦"):
-        assert card not in text
+        assert card not in text and card not in public
+    flagged = rig3.last(Irregularity)  # the card is on the dealer's screen only
+    assert rig3.table.prompts[-1].event == flagged
+    assert rig3.table.prompts[-1].cards == (Card.parse("9h"),)
 
 
 def test_all_in_seat_is_lit_amber_and_winner_blinks_green() -> None:
@@ -95,7 +102,7 @@ def test_blinds_display_screens_render_to_png(tmp_path: Path) -> None:
     hw.assert_blinds(BlindsFrame(1, 100, 200, 200, 7, 1075))
     hw.save_frame("blinds", out / "table_blinds_in_hand.png")
     rig.dealer.press("next_level")
-    assert isinstance(rig.last(LevelChanged), LevelChanged)
+    assert isinstance(rig.last(LevelSet), LevelSet)
     # the hand keeps its level (DEAL-4); the display follows once the hand is over
     assert hw.blinds.frame is not None and hw.blinds.frame.big_blind == 200
     t.misdeal("floor", None)
@@ -113,13 +120,16 @@ def test_blinds_display_screens_render_to_png(tmp_path: Path) -> None:
             target.write_bytes((out / name).read_bytes())
 
 
-def test_accepted_actions_name_the_seat_not_the_engine_index(rig3: Rig) -> None:
+def test_accepted_actions_name_the_position_that_hand_started_maps_to_a_seat(
+        rig3: Rig) -> None:
     rig3.start()
     rig3.dealer.deal(HANDS)
     rig3.table.call()
     accepted = rig3.last(ActionAccepted)
-    assert isinstance(accepted, ActionAccepted) and accepted.seat == 5
-    assert accepted.action.player == 2  # type: ignore[union-attr]
+    started = rig3.last(HandStarted)
+    assert isinstance(accepted, ActionAccepted) and isinstance(started, HandStarted)
+    assert accepted.player == 2 and accepted.rules_action().player == 2
+    assert started.seats[accepted.player] == 5
 
 
 def test_pump_polls_the_hardware_and_handles_what_came(rig3: Rig) -> None:
@@ -139,10 +149,10 @@ def test_run_handles_events_on_the_loop() -> None:
 
     from .conftest import DECKMAP, UIDS
 
-    async def scenario() -> tuple[Table, list[TableEvent]]:
+    async def scenario() -> tuple[Table, list[JournalEvent]]:
         loop = asyncio.get_running_loop()
         hw = MockTable(load_profile("virtual"), clock=loop.time)
-        events: list[TableEvent] = []
+        events: list[JournalEvent] = []
         table = Table(hw, sink=events.append, levels=(Level(5, 10),), deck=DECKMAP)
         for seat in (1, 2):
             table.take_seat(seat, f"p{seat}", 100)
@@ -174,3 +184,16 @@ def test_a_light_handed_back_by_the_clock_panel_shows_the_table_again(rig3: Rig)
     rig3.table.release_light(5)
     rig3.table.tick()
     rig3.hw.assert_light(5, LightState.on(Colour.WHITE))
+
+
+def test_a_public_reason_never_names_a_face_down_card(rig3: Rig) -> None:
+    rig3.start()
+    rig3.dealer.deal({1: "AsTh", 3: "QdQc", 5: "7h2c"})
+    play = rig3.table.play
+    assert play.unnamed("As is already in this hand (A♠)") == \
+        "a card is already in this hand (a card)"
+    assert play.unnamed("The hand goes on; Th and T♥") == "The hand goes on; a card and a card"
+    assert play.unnamed("Kd is not in the hand") == "Kd is not in the hand"  # not dealt
+    assert not play.reject("seat 1 holds As", None, "test")
+    refused = rig3.events[-1]
+    assert isinstance(refused, Rejected) and refused.reason == "seat 1 holds a card"

@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 from controller.devices.interfaces import Colour, LightState
-from controller.rules.actions import Call, Check, Fold
-from controller.table.events import (
+from controller.events import (
     ActionCorrected,
     ActionsUndone,
     HandEnded,
@@ -12,6 +11,7 @@ from controller.table.events import (
     PotAwarded,
     Rejected,
 )
+from controller.rules.actions import Call, Check, Fold
 from controller.table.table import Stage
 
 from .conftest import Rig
@@ -45,16 +45,18 @@ def test_show_2_river_bettor_shows_first_and_pots_wait_for_the_dealer(rig3: Rig)
     rig3.dealer.press("deal")  # seat 3 tables queens
     rig3.dealer.press("deal")  # seat 5 tables seven high
     shown = rig3.of(HandShown)
-    assert [s.seat for s in shown] == [3, 5]
+    assert [rig3.seat_of(s.player) for s in shown] == [3, 5]
+    assert shown[0].cards == ("Qd", "Qc")  # tabled: public
     assert "queen" in shown[0].description.lower()
     assert str(t.stage) == "awarding" and not rig3.of(PotAwarded)  # (mypy narrowed stage)
     rig3.hw.assert_light(3, LightState.blink(Colour.GREEN))
     rig3.dealer.press("deal")  # the dealer pushes the pot
     award = rig3.last(PotAwarded)
-    assert isinstance(award, PotAwarded) and award.shares == ((3, 130),)
+    assert isinstance(award, PotAwarded) and award.shares == ((1, 130),)  # position 1
+    assert rig3.seat_of(1) == 3
     ended = rig3.last(HandEnded)
     assert isinstance(ended, HandEnded)
-    assert dict(ended.stacks) == {1: 990, 3: 1070, 5: 940}
+    assert ended.stacks == (990, 1070, 940)  # seats 1, 3, 5 in position order
     assert rig3.events.index(award) < rig3.events.index(ended)
 
 
@@ -95,7 +97,8 @@ def test_pot_5_odd_unit_all_to_first_left_of_the_button_live(rig3: Rig) -> None:
     rig3.dealer.press("deal")
     award = rig3.last(PotAwarded)
     assert isinstance(award, PotAwarded)
-    assert dict(award.shares) == {3: 13, 5: 12}  # seat 3 is first left of the button
+    shares = {rig3.seat_of(p): chips for p, chips in award.shares}
+    assert shares == {3: 13, 5: 12}  # seat 3 is first left of the button
 
 
 def test_undo_takes_back_the_last_actions_with_the_reason(rig3: Rig) -> None:
@@ -109,7 +112,7 @@ def test_undo_takes_back_the_last_actions_with_the_reason(rig3: Rig) -> None:
     undone = rig3.last(ActionsUndone)
     assert isinstance(undone, ActionsUndone)
     assert undone.reason == "seat 1 said it was not their turn"
-    assert [type(a) for a in undone.actions] == [Call, Call]
+    assert [type(a.rules_action()) for a in undone.actions] == [Call, Call]
     assert t.hand.snapshot() == before
     t.call()
     rig3.dealer.press("undo")
@@ -146,7 +149,8 @@ def test_floor_corrects_a_past_action_by_replaying_the_log(rig3: Rig) -> None:
     index = len(hand.log) - 2  # the button's call
     assert t.correct(index, Fold(2), "the button had folded")
     fixed = rig3.last(ActionCorrected)
-    assert isinstance(fixed, ActionCorrected) and fixed.old == Call(2, 10)
+    assert isinstance(fixed, ActionCorrected) and fixed.old.rules_action() == Call(2, 10)
+    assert fixed.new.rules_action() == Fold(2) and fixed.index == index
     assert t.hand is not None and t.hand.folded[2] and t.hand.log[index] == Fold(2)
     assert rig3.seat_to_act() == 3
 

@@ -12,16 +12,16 @@ from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, rule
 
+from controller.events import (
+    HandEnded,
+    Irregularity,
+    PlayerRemoved,
+    PlayerSeated,
+    Rejected,
+)
 from controller.rules.actions import BetRaise, Call, Check, Fold
 from controller.rules.cards import DECK
 from controller.rules.config import LIVE_CASH, LIVE_TOURNAMENT
-from controller.table.events import (
-    HandEnded,
-    Irregularity,
-    Rejected,
-    SeatLeft,
-    SeatTaken,
-)
 from controller.table.table import Stage
 
 from .conftest import UIDS, Rig
@@ -156,8 +156,8 @@ class TableMachine(RuleBasedStateMachine):
     @invariant()
     def chips_are_conserved(self) -> None:
         events = self.rig.events
-        bought = sum(e.stack for e in events if isinstance(e, SeatTaken)) - sum(
-            e.stack for e in events if isinstance(e, SeatLeft))
+        bought = sum(e.stack for e in events if isinstance(e, PlayerSeated)) - sum(
+            e.stack or 0 for e in events if isinstance(e, PlayerRemoved))
         rake = sum(e.rake for e in events if isinstance(e, HandEnded))
         t = self.table
         on_table = t.roster.total_chips()

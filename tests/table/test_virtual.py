@@ -8,8 +8,8 @@ import pytest
 
 from controller.clocks.shot_clock import ShotClockConfig
 from controller.devices.interfaces import BEEP_EXPIRED, BEEP_SHORT, BeepPattern
+from controller.events import DeckReport, HandEnded, HandStarted, JournalEvent, ShotClockReport
 from controller.rules.config import Variant
-from controller.table.events import DeckChecked, HandEnded, HandStarted
 from controller.table.virtual import ChipsNotConserved, VirtualTable
 
 
@@ -27,7 +27,7 @@ def test_virtual_tournament_moves_the_big_blind_and_conserves_chips() -> None:
     vt = VirtualTable(players=9, seed=5, tournament=True, stack=1500)
     vt.play_hands(120)
     started = [e for e in vt.events if isinstance(e, HandStarted)]
-    assert len({e.big_blind for e in started}) > 3
+    assert len({e.big_blind_seat for e in started}) > 3
     assert vt.counts["Rejected"] == 0
 
 
@@ -38,7 +38,7 @@ def test_virtual_omaha_deals_four_cards() -> None:
 
 
 def test_virtual_table_is_deterministic_for_a_seed() -> None:
-    def stacks(seed: int) -> list[tuple[tuple[int, int], ...]]:
+    def stacks(seed: int) -> list[tuple[int, ...]]:
         vt = VirtualTable(players=5, seed=seed)
         vt.play_hands(30)
         return [e.stacks for e in vt.events if isinstance(e, HandEnded)]
@@ -51,9 +51,10 @@ def test_virtual_table_counts_the_deck_at_the_shuffle() -> None:
     vt = VirtualTable(players=3, seed=1)
     vt.count_deck()
     vt.play_hands(1)
-    assert vt.counts["DeckChecked"] == 1
-    checked = next(e for e in vt.events if isinstance(e, DeckChecked))
-    assert checked.complete
+    assert vt.counts["DeckReport"] == 1
+    checked = next(e for e in vt.events if isinstance(e, DeckReport))
+    assert checked.what == "checked" and checked.complete
+    assert vt.table.deck_check is not None and vt.table.deck_check.complete
 
 
 def test_check_chips_catches_a_chip_made_from_nothing() -> None:
@@ -70,7 +71,7 @@ def test_accelerated_virtual_time_moves_the_levels_on() -> None:
     vt = VirtualTable(players=4, seed=2, tournament=True, pace=5.0,
                       levels=(Level(10, 20, 0, 60), Level(20, 40, 0, 60), Level(30, 60)))
     vt.play_hands(30)
-    assert vt.counts["LevelChanged"] >= 2
+    assert vt.counts["LevelSet"] >= 2
     assert vt.table.level_no == 3
 
 
@@ -118,15 +119,28 @@ def _beeps(vt: VirtualTable) -> Counter[str]:
     return heard
 
 
+class Rulings:
+    """A sink counting the shot clock's rulings (CLOCK-3, CLOCK-9)."""
+
+    def __init__(self) -> None:
+        self.count = 0
+
+    def __call__(self, event: JournalEvent) -> None:
+        if isinstance(event, ShotClockReport) and event.what == "ruled":
+            self.count += 1
+
+
 def test_clock_9_thinking_bots_hear_the_countdown_and_sometimes_run_out_of_time() -> None:
+    ruled = Rulings()
     vt = VirtualTable(6, seed=3, shot_clock=ShotClockConfig(action_s=30, countdown_s=10),
-                      slow=0.2, pace=2.0)
+                      slow=0.2, pace=2.0, sink=ruled)
     heard = _beeps(vt)
     vt.play_hands(150)  # checks chip conservation after every hand
     assert heard[BEEP_SHORT.name] > 0  # the final 10 s beeped each second
-    assert heard[BEEP_EXPIRED.name] == vt.counts["ClockRuled"] > 0  # and ran out now and then
+    assert heard[BEEP_EXPIRED.name] == ruled.count > 0  # and ran out now and then
+    ruled = Rulings()
     quick = VirtualTable(6, seed=3, shot_clock=ShotClockConfig(action_s=30, countdown_s=10),
-                         pace=2.0)
+                         pace=2.0, sink=ruled)
     heard = _beeps(quick)
     quick.play_hands(150)
-    assert quick.counts["ClockRuled"] == 0 and heard[BEEP_SHORT.name] == 0
+    assert ruled.count == 0 and heard[BEEP_SHORT.name] == 0
