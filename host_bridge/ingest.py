@@ -33,7 +33,7 @@ import logging
 import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any, Final, Protocol
 
 from pydantic import BaseModel, ValidationError
 from sqlalchemy import bindparam, insert, select, update
@@ -66,8 +66,8 @@ from host_bridge.models import EventRecord, Hand, HoleCards, PokerTable, Seat
 
 log = logging.getLogger(__name__)
 
-__all__ = ["FeedItem", "Ingest", "IngestResult", "Outbound", "Parsed", "PublishFailed",
-           "Publisher", "event_item", "feed_json"]
+__all__ = ["STATE_FIELDS", "FeedItem", "Ingest", "IngestResult", "Outbound", "Parsed",
+           "PublishFailed", "Publisher", "event_item", "feed_json", "state_item"]
 
 
 #: Events that count as stored only once their secure/cards half has arrived too.
@@ -374,7 +374,7 @@ class Ingest:
         elif isinstance(message, StatusMessage):
             self._take_status(batch.session, message, result)
         elif isinstance(message, StateMessage):
-            table_row(batch.session, message.table).snapshot = message.state.model_dump_json()
+            self._take_state(batch.session, message, result)
         elif isinstance(message, EventMessage | SecureCards):
             if isinstance(message, EventMessage):
                 self._take_event(batch, message)
@@ -399,6 +399,18 @@ class Ingest:
         log.info("table %s is %s", message.table, message.status)
         result.feed.append({"type": "status", "table": message.table,
                             "online": table.online, "ts": message.ts})
+
+    # ------------------------------------------------------------------ state
+    @staticmethod
+    def _take_state(session: Session, message: StateMessage, result: IngestResult) -> None:
+        """Keep the table's retained public state (the engine's view of the hand in play,
+        the stakes in force...) and, when it changed, tell the live feed."""
+        table = table_row(session, message.table)
+        snapshot = message.state.model_dump_json()
+        if table.snapshot == snapshot:
+            return  # the retained copy again (a reconnect): nothing new to show
+        table.snapshot = snapshot
+        result.feed.append(state_item(message))
 
     # ------------------------------------------------------------------ events
     def _cursor(self, batch: _Batch, table_id: str) -> _Cursor:
@@ -566,6 +578,19 @@ def _log_step(cursor: _Cursor, seq: int, message: EventMessage) -> None:
             return
         log_.holes[seq] = cards
     log_.events.append((seq, event))
+
+
+#: what a ``state`` feed item carries of the table's public state: what a floor page shows
+#: of the hand in play (the engine's view) and of the table; the hand's log and the clocks'
+#: snapshot stay in the store (GET /api/v1/tables/{id}, ``reported``)
+STATE_FIELDS: Final = frozenset({"hand_no", "hand_in_progress", "level", "paused",
+                                 "clock_on_seat", "stakes", "hand"})
+
+
+def state_item(message: StateMessage) -> FeedItem:
+    """The live feed's item for a table's new public state, as of event ``seq``."""
+    return {"type": "state", "table": message.table, "seq": message.seq, "ts": message.ts,
+            "state": message.state.model_dump(mode="json", include=set(STATE_FIELDS))}
 
 
 def feed_json(item: FeedItem) -> str:

@@ -5,6 +5,9 @@ event loop), not after it is stored: the table journaled it before sending it, a
 store only decides when it is acknowledged. Per table, events go out once each and in seq
 order: one that arrives above a gap is held until the gap fills, and what the store
 applies is offered again (:meth:`FloorFeed.settle`) so nothing it applied is missed.
+A table's new public state (``state`` items: the hand in play as the table's rules engine
+sees it, the stakes in force; :func:`host_bridge.ingest.state_item`) goes out once the
+store has kept it, and only when it changed.
 
 Items are public, except ``hole_cards`` items: those go only to privileged subscribers
 (the ``broadcast`` role) and only once the configured delay has passed since the cards

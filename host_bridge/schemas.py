@@ -10,6 +10,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from controller.events import Command, JsonScalar, PublicState
+from controller.events.state import PublicHand, Stakes
 
 
 class Message(BaseModel):
@@ -46,9 +47,17 @@ class TablePublic(TableBase):
 
     acked_seq: int
     seats: list[SeatPublic]
+    hand: PublicHand | None = Field(
+        None, description="the hand in play as the table's rules engine sees it: stage, "
+        "board, pots, each player's stack and bet, the seat to act, the amount to call, the "
+        "raise limits and the legal moves (from the table's retained state)")
+    stakes: Stakes | None = Field(
+        None, description="the blinds and antes in force: those of the table's last hand "
+        "started (from its retained state)")
     reported: PublicState | None = Field(
         None, description="the table's own retained snapshot (table/{id}/state), as of the "
-        "last one received; the fields above are the bridge's, from the events it applied")
+        "last one received; the fields above but hand and stakes are the bridge's, from the "
+        "events it applied")
 
 
 class TablesPublic(BaseModel):

@@ -13,6 +13,13 @@ rebuilds the hand's betting state by replaying ``HandStarted.config`` with that 
 (:meth:`~controller.events.GameSetup.config`, ``Hand.replay``). A misdeal or a void
 puts every stack back to the start and marks the layout for a redeal (LIVE-25).
 
+The hand in play as anyone may see it (``PublicState.hand``: stage, board, pots, the seat
+to act, the amount to call, the raise limits, the legal moves) is the rules engine's
+answer, never worked out here: after each step of the log the engine hand is brought up
+to date (:mod:`controller.sync.hand_view`, which keeps it between steps) and read with
+:func:`~controller.rules.view.view_of`. ``PublicState.stakes`` are the blinds and antes
+the last hand started was dealt with.
+
 :class:`SeatingControls` is a reference :class:`~controller.sync.commands.CommandTable`
 over that state: it checks each host command against it and answers with the events
 that carry it out. The live table (``controller/table``) will bring its own, richer one.
@@ -35,13 +42,18 @@ from controller.events import (
     CallClock,
     CameBack,
     CardBurned,
+    ChipsCounted,
     ClockCalled,
     ClockSnapshot,
     ClockSynced,
     CloseTable,
+    ColourUpCancelled,
     ColourUpScheduled,
+    ColourUpStarted,
+    ColourUpStepUndone,
     Command,
     DeckReport,
+    GameSetup,
     HandEnded,
     HandForHand,
     HandForHandSet,
@@ -49,6 +61,7 @@ from controller.events import (
     HandReleased,
     HandShown,
     HandStarted,
+    HandStep,
     HandVoided,
     HoleDealt,
     Irregularity,
@@ -67,6 +80,10 @@ from controller.events import (
     PotAwarded,
     PublicEvent,
     PublicState,
+    RaceCardDealt,
+    RaceChipsAwarded,
+    RaceDealtAgain,
+    Rejected,
     RemovePlayer,
     Resume,
     Resumed,
@@ -82,7 +99,9 @@ from controller.events import (
     SyncClock,
     TableClosed,
 )
+from controller.events.state import Stakes
 from controller.sync.errors import CommandRefused, JournalError
+from controller.sync.hand_view import hand_public
 
 
 def _seat_stacks(state: PublicState) -> dict[int, SeatView]:
@@ -103,7 +122,17 @@ def _settle(state: PublicState, stacks: tuple[int, ...]) -> PublicState:
         seats[seat] = seats[seat].model_copy(update={"stack": stack})
     return state.model_copy(update={
         "seats": tuple(seats[k] for k in sorted(seats)), "hand_in_progress": False,
-        "start_stacks": (), "hand_seats": (), "clock_on_seat": None, "hand_log": ()})
+        "start_stacks": (), "hand_seats": (), "clock_on_seat": None, "hand_log": (),
+        "game": None, "hand": None})
+
+
+def _with_log(state: PublicState, log: tuple[HandStep, ...], grew: bool = False
+              ) -> PublicState:
+    """The hand's new log and the engine's view of it (``grew``: one entry added to the
+    state's log, so the engine hand kept for it takes just that step)."""
+    hand = hand_public(state.game, state.start_stacks, state.hand_seats, log,
+                       state.hand_log if grew else None, shown=state.hand)
+    return state.model_copy(update={"hand_log": log, "hand": hand})
 
 
 def _void(state: PublicState, hand_no: int, stacks: tuple[int, ...], what: str) -> PublicState:
@@ -121,7 +150,7 @@ def _undo(state: PublicState, event: ActionsUndone) -> PublicState:
                              for e, a in zip(tail, event.actions, strict=True)):
         raise JournalError(f"hand {event.hand_no}: the undone actions are not the last "
                            f"{n} of its log")
-    return state.model_copy(update={"hand_log": log[:len(log) - n]})
+    return _with_log(state, log[:len(log) - n])
 
 
 def _correct(state: PublicState, event: ActionCorrected) -> PublicState:
@@ -130,8 +159,7 @@ def _correct(state: PublicState, event: ActionCorrected) -> PublicState:
     if not isinstance(entry, ActionAccepted) or entry.move() != event.old.move():
         raise JournalError(f"hand {event.hand_no}: log entry {event.index} is not the "
                            "corrected action")
-    return state.model_copy(update={
-        "hand_log": (*log[:event.index], event.new, *log[event.index + 1:])})
+    return _with_log(state, (*log[:event.index], event.new, *log[event.index + 1:]))
 
 
 def _start(state: PublicState, event: HandStarted) -> PublicState:
@@ -151,10 +179,20 @@ def _start(state: PublicState, event: HandStarted) -> PublicState:
     layout = None if event.button is None or event.big_blind_seat is None else HandLayout(
         button=event.button, small_blind=event.small_blind_seat,
         big_blind=event.big_blind_seat, seats=event.seats)
-    return state.model_copy(update={
+    game = event.config or GameSetup(small_blind=event.small_blind,
+                                     big_blind=event.big_blind)  # an old table's: NT
+    return _with_log(state.model_copy(update={
         "hand_no": event.hand_no, "hand_in_progress": True, "hand_log": (),
         "start_stacks": event.stacks, "hand_seats": event.seats, "layout": layout,
-        "redeal": False})
+        "redeal": False, "game": game, "stakes": _stakes(event, game)}), ())
+
+
+def _stakes(event: HandStarted, game: GameSetup) -> Stakes:
+    """The blinds and antes a hand was dealt with, as its ``hand_started`` gives them."""
+    return Stakes(level=event.level, variant=game.variant, small_blind=event.small_blind,
+                  big_blind=event.big_blind, ante=event.ante or max(game.antes, default=0),
+                  big_blind_ante=game.big_blind_ante,
+                  straddle=0 if game.straddle == "none" else game.straddle_amount)
 
 
 def _end(state: PublicState, event: HandEnded) -> PublicState:
@@ -276,7 +314,7 @@ def fold(state: PublicState, event: PublicEvent) -> PublicState:
             return _void(state, hand_no, stacks, "misdeal")
         case HoleDealt() | BoardDealt() | ActionAccepted():
             _in_hand(state, event.hand_no, event.kind)
-            return state.model_copy(update={"hand_log": (*state.hand_log, event)})
+            return _with_log(state, (*state.hand_log, event), grew=True)
         case ActionsUndone():
             _in_hand(state, event.hand_no, event.kind)
             return _undo(state, event)
@@ -323,8 +361,11 @@ def fold(state: PublicState, event: PublicEvent) -> PublicState:
             return state.model_copy(update={"colour_up_at_level": level})
         case TableClosed():
             return _close(state, event)
-        case Irregularity() | DeckReport():
-            return state
+        case Irregularity() | DeckReport() | Rejected():
+            return state  # a refusal changed nothing
+        case ColourUpStarted() | ChipsCounted() | RaceCardDealt() | RaceDealtAgain() \
+                | RaceChipsAwarded() | ColourUpStepUndone() | ColourUpCancelled():
+            return state  # the colour-up's steps: its stack_adjusted changes the stacks
         case _:
             assert_never(event)
 

@@ -1,6 +1,9 @@
 // Pitboss floor dashboard: plain JavaScript, no build step.
 // Reads /api/v1/tables, follows /api/v1/feed, posts /api/v1/tables/{id}/commands.
 // The API enforces the roles; this page only hides what a role may not send.
+// The hand in play (stage, board, pots, whose turn, the amount to call, the raise limits)
+// is the table's rules engine's, from its public state (a table's `hand` over REST, then
+// each feed "state" item): this page shows it and works out no betting rule of its own.
 "use strict";
 
 const API = "/api/v1";
@@ -20,17 +23,16 @@ const REFRESHING_EVENTS = new Set(["hand_started", "hand_ended", "hand_voided",
 const state = {
   token: null,
   role: null,
-  tables: new Map(),   // id -> TablePublic from the API
-  blinds: new Map(),   // id -> {small, big} of the latest hand
-  hands: new Map(),    // id -> who-acts tracker of the hand in progress
+  tables: new Map(),   // id -> TablePublic from the API (hand, stakes: the table's state)
+  reported: new Map(), // id -> {at, seq, hand, stakes} of the table's latest feed "state"
+  reports: 0,          // feed "state" items taken (a read started before one keeps it)
+  happened: new Map(), // id -> the latest action or board of the hand in play (feed events)
   selected: null,
   socket: null,
   retry: 0,
   renderQueued: false,
   refreshing: new Map(), // id -> {running, again}
   pending: new Set(),    // commands sent and not answered yet, as "table command-json"
-  turnsSeen: 0,
-  turnsMissed: 0,
 };
 
 const $ = (id) => document.getElementById(id);
@@ -83,6 +85,8 @@ function patchNode(cur, node) {
 }
 
 const chips = (n) => (n === null || n === undefined ? "–" : Number(n).toLocaleString("en-US"));
+const MOVES = { fold: "folds", check: "checks", call: "calls", bet_raise: "bets or raises",
+  show: "shows", muck: "mucks", kill: "hand killed" };
 
 // ------------------------------------------------------------------ roles
 function canSend(name) {
@@ -121,22 +125,41 @@ async function api(path, options = {}) {
 
 // ------------------------------------------------------------------ loading
 async function loadTables() {
+  const since = state.reports;
   const body = await api("/tables");
-  state.tables = new Map(body.data.map((t) => [t.id, t]));
-  scheduleRender();
-  await Promise.all(body.data.filter((t) => !state.blinds.has(t.id) && t.hand_no > 0)
-    .map((t) => loadBlinds(t.id)));
+  state.tables = new Map();
+  for (const t of body.data) adopt(t, since);
   scheduleRender();
 }
 
-async function loadBlinds(tableId) {
-  try {
-    const hands = await api(`/tables/${encodeURIComponent(tableId)}/hands?limit=1`);
-    const [last] = hands.data;
-    if (last && !state.blinds.has(tableId)) {
-      state.blinds.set(tableId, { small: last.small_blind, big: last.big_blind });
-    }
-  } catch { /* blinds show as unknown */ }
+// A table read over REST carries the state the bridge stored; a feed "state" item that
+// arrived while it was being read is newer, so it wins.
+function adopt(table, since) {
+  const report = state.reported.get(table.id);
+  if (report && report.at > since) Object.assign(table, { hand: report.hand, stakes: report.stakes });
+  state.tables.set(table.id, table);
+}
+
+function takeReport(item) {
+  const last = state.reported.get(item.table);
+  if (last && item.seq < last.seq) return; // an older state than the one shown
+  state.reports += 1;
+  const report = { at: state.reports, seq: item.seq, hand: item.state.hand,
+    stakes: item.state.stakes, handNo: item.state.hand_no };
+  state.reported.set(item.table, report);
+  const table = state.tables.get(item.table);
+  if (table) Object.assign(table, { hand: report.hand, stakes: report.stakes });
+  else refreshTable(item.table);
+  scheduleRender();
+}
+
+// The latest thing that happened in the hand in play, to show beside whose turn it is.
+function noteHappening(tableId, ev) {
+  if (ev.kind === "hand_started" || ev.kind === "hand_ended" || ev.kind === "hand_voided") {
+    state.happened.delete(tableId);
+  } else if (ev.kind === "action" || ev.kind === "board") {
+    state.happened.set(tableId, ev);
+  }
 }
 
 function refreshTable(tableId) {
@@ -148,7 +171,8 @@ function refreshTable(tableId) {
     do {
       run.again = false;
       try {
-        state.tables.set(tableId, await api(`/tables/${encodeURIComponent(tableId)}`));
+        const since = state.reports;
+        adopt(await api(`/tables/${encodeURIComponent(tableId)}`), since);
         scheduleRender();
       } catch (err) {
         if (err.status === 401) { signOut(err.message); return; }
@@ -198,11 +222,13 @@ function onFeed(item) {
     if (table) { table.online = item.online; scheduleRender(); }
     refreshTable(item.table);
   } else if (item.type === "event") {
-    followHand(item.table, item.event);
+    noteHappening(item.table, item.event);
     if (REFRESHING_EVENTS.has(item.event.kind) || !state.tables.has(item.table)) {
       refreshTable(item.table);
     }
     scheduleRender();
+  } else if (item.type === "state") {
+    takeReport(item); // the table's public state: the engine's view of the hand in play
   } else if (item.type === "stored") {
     refreshTable(item.table); // events reach the feed before the store: reload once stored
   }
@@ -251,15 +277,24 @@ function badges(table, short) {
   return out;
 }
 
+// The hand panel with the state's seq and the latest action or board of the same hand.
+function handOf(table) {
+  const report = state.reported.get(table.id);
+  const last = state.happened.get(table.id);
+  const happened = last && table.hand && (!report || report.handNo === last.hand_no)
+    ? happening(last, table.hand) : null;
+  return handPanel(table, report ? report.seq : null, happened);
+}
+
 function facts(table) {
-  const blinds = state.blinds.get(table.id);
   const clock = table.paused ? "paused"
     : table.clock_on_seat ? `called on seat ${table.clock_on_seat}` : "running";
+  const street = table.hand ? ` · ${table.hand.street}` : "";
   const rows = [
     ["Level", table.level],
-    ["Blinds", blinds ? `${chips(blinds.small)} / ${chips(blinds.big)}` : "–"],
+    ["Blinds", stakesText(table.stakes)],
     ["Clock", clock],
-    ["Hand", table.hand_in_progress ? `#${table.hand_no} in play`
+    ["Hand", table.hand_in_progress ? `#${table.hand_no} in play${street}`
       : table.hand_no ? `#${table.hand_no} over` : "none yet"],
     ["Players", table.seats.length],
   ];
@@ -267,22 +302,24 @@ function facts(table) {
     h("dt", {}, k), h("dd", { dataset: { fact: k.toLowerCase() } }, v))));
 }
 
+// An action (positions as in the events: the hand's players in order) or a board dealt.
+function happening(ev, hand) {
+  if (ev.kind === "board") return `${ev.street || "board"} ${ev.cards.map(cardText).join(" ")}`;
+  const who = hand.players[ev.player] ? `Seat ${hand.players[ev.player].seat}`
+    : `Player ${ev.player}`;
+  if (ev.action === "bet_raise") return `${who} bets or raises to ${chips(ev.amount)}`;
+  if (ev.action === "call") return `${who} calls ${chips(ev.amount)}`;
+  return `${who} ${MOVES[ev.action] || ev.action}`;
+}
+
 function seatList(table) {
-  const acting = seatToAct(table.id);
   if (table.seats.length === 0) return h("p", { class: "empty" }, "No players seated");
   return h("ol", { class: "seats", "aria-label": `Seats at table ${table.id}` },
     table.seats.map((s) => {
-      const toAct = s.seat === acting;
-      const clocked = s.seat === table.clock_on_seat;
-      return h("li", {
-        class: `seat${toAct ? " to-act" : ""}${clocked ? " clocked" : ""}`,
-        dataset: { seat: s.seat },
-      },
-      h("span", { class: "seat-no" }, `Seat ${s.seat}`),
-      h("span", { class: "player" }, h("span", { class: "name" }, s.player),
-        toAct ? h("span", { class: "tag act" }, "to act") : null,
-        clocked ? h("span", { class: "tag clock" }, "clock") : null),
-      h("span", { class: "stack" }, chips(s.stack)));
+      const seat = seatInHand(table, s);
+      return h("li", { class: `seat${seat.classes}`, dataset: { seat: s.seat } },
+        h("span", { class: "seat-no" }, `Seat ${s.seat}`), seat.name,
+        h("span", { class: "stack" }, chips(seat.stack)));
     }));
 }
 
@@ -304,7 +341,7 @@ function render() {
           dataset: { open: t.id },
         }, `Table ${t.id}`)),
         h("p", { class: "badges" }, badges(t, short))),
-      facts(t), seatList(t));
+      facts(t), handOf(t), seatList(t));
   }));
   const online = tables.filter((t) => t.online).length;
   const players = tables.reduce((n, t) => n + t.seats.length, 0);
@@ -343,7 +380,6 @@ function renderDetail(most) {
   $("detail-title").setAttribute("tabindex", "-1");
 
   const others = [...state.tables.values()].filter((t) => t.id !== table.id && !t.closed);
-  const acting = seatToAct(table.id);
   const rows = table.seats.map((s) => {
     const actions = [];
     actions.push(commandButton("Call clock", { name: "call_clock", seat: s.seat }, table));
@@ -360,12 +396,11 @@ function renderDetail(most) {
           dataset: { move: s.seat, table: table.id },
         }, "Move")));
     }
-    return h("tr", { class: s.seat === acting ? "to-act" : "", dataset: { seat: s.seat } },
+    const seat = seatInHand(table, s);
+    return h("tr", { class: seat.classes.trim(), dataset: { seat: s.seat } },
       h("th", { scope: "row" }, s.seat),
-      h("td", {}, h("span", { class: "player" }, h("span", { class: "name" }, s.player),
-        s.seat === acting ? h("span", { class: "tag act" }, "to act") : null,
-        s.seat === table.clock_on_seat ? h("span", { class: "tag clock" }, "clock") : null)),
-      h("td", { class: "num" }, chips(s.stack)),
+      h("td", {}, seat.name),
+      h("td", { class: "num" }, chips(seat.stack)),
       COMMAND_ROLES.has(state.role) ? h("td", { class: "actions" }, actions) : null);
   });
   const seats = table.seats.length === 0 ? h("p", { class: "empty" }, "No players seated")
@@ -379,7 +414,7 @@ function renderDetail(most) {
     h("p", { class: "badges big" }, badges(table, short),
       table.online ? null : h("span", { class: "note" },
         "Commands cannot reach an offline table.")),
-    facts(table), seats]);
+    facts(table), handOf(table), seats].filter(Boolean));
 
   // the table's own commands
   const commands = $("commands");
@@ -501,8 +536,8 @@ function signOut(reason) {
   const socket = state.socket;
   Object.assign(state, { token: null, role: null, socket: null, selected: null });
   state.tables.clear();
-  state.hands.clear();
-  state.blinds.clear();
+  state.reported.clear();
+  state.happened.clear();
   if (socket) socket.close();
   sessionStorage.removeItem(TOKEN_KEY);
   $("board").hidden = true;

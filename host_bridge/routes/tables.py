@@ -44,13 +44,15 @@ def table_public(session: Session, table: PokerTable) -> TablePublic:
     """A table row as the API shows it."""
     seats = session.scalars(select(Seat).where(Seat.table_id == table.id)
                             .order_by(Seat.seat)).all()
+    reported = PublicState.model_validate_json(table.snapshot) if table.snapshot else None
     return TablePublic(
         id=table.id, online=table.online, level=table.level, paused=table.paused,
         hand_for_hand=table.hand_for_hand, colour_up_at_level=table.colour_up_at_level,
         clock_on_seat=table.clock_on_seat, closed=table.closed, hand_no=table.hand_no,
         hand_in_progress=table.hand_in_progress, acked_seq=table.acked_seq,
         seats=[SeatPublic(seat=s.seat, player=s.player_id, stack=s.stack) for s in seats],
-        reported=PublicState.model_validate_json(table.snapshot) if table.snapshot else None)
+        hand=reported.hand if reported else None,
+        stakes=reported.stakes if reported else None, reported=reported)
 
 
 @router.get("", responses=AUTH)

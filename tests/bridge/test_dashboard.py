@@ -2,8 +2,13 @@
 virtual tables that answer commands the way a table does (an event, then the reply), and
 headless Chromium (Debian's, driven by Playwright) signing in, watching and commanding.
 
-One more test runs the whole path: a real controller (``controller.sync.soak_node``) playing
-hands over a real Mosquitto into the bridge's MQTT link, followed, paused and seen to die.
+The virtual tables report their public state as a table does: after each event, the
+journal's fold of it (:func:`controller.sync.ledger.fold`), so the hand in play the page
+shows (whose turn, the amount to call, the raise limits, the board, the pots) is the rules
+engine's, as at a real table. One more test runs the whole path: a real controller
+(``controller.sync.soak_node``) playing hands over a real Mosquitto into the bridge's MQTT
+link, its turns, calls and raises on the page checked against the actions the table then
+took, paused and seen to die.
 
 Skipped when ``/usr/bin/chromium``, the ``playwright`` package or a WebSocket library for
 uvicorn (``websockets``) is missing; the last test also needs ``mosquitto``.
@@ -18,6 +23,7 @@ import shutil
 import socket
 import threading
 import time
+from collections import Counter
 from collections.abc import Callable, Coroutine, Iterator
 from pathlib import Path
 from typing import Any, Self
@@ -29,8 +35,10 @@ from fastapi.testclient import TestClient
 from controller.events import (
     TABLE_EVENTS,
     ActionAccepted,
+    BoardDealt,
     ClockCalled,
     ColourUpScheduled,
+    GameSetup,
     HandForHandSet,
     HandStarted,
     LevelSet,
@@ -42,13 +50,29 @@ from controller.events import (
     Resumed,
     TableClosed,
 )
-from controller.sync.messages import CommandMessage, ReplyMessage
+from controller.rules.actions import Action
+from controller.rules.cards import parse_cards
+from controller.rules.config import Variant
+from controller.rules.game import GameConfig
+from controller.rules.hand import Hand
+from controller.sync.messages import (
+    CommandMessage,
+    ReplyMessage,
+)
 from controller.sync.topics import Topics
 from host_bridge.app import create_app
 from host_bridge.bridge import Bridge
 from host_bridge.settings import Role
 from tests.bridge.conftest import TOKENS, make_settings
-from tests.bridge.tablesim import SITE, WireTable
+from tests.bridge.reporting import (
+    Reading,
+    ReportingWire,
+    check_turns,
+    turn_of_engine,
+    turn_on_page,
+    turns_seen,
+)
+from tests.bridge.tablesim import SITE
 from tests.needs import missing, need_module
 from tests.sync.conftest import Mosquitto, start_node
 
@@ -59,6 +83,7 @@ CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic"
 # The README's screenshot: written there only when asked (PITBOSS_SCREENSHOTS=1), so a test
 # run leaves the checkout as it was; otherwise it goes to the test's temporary folder.
 DOCS_SCREENSHOT = Path(__file__).resolve().parents[2] / "docs" / "dashboard.png"
+DOCS_HAND_SCREENSHOT = DOCS_SCREENSHOT.with_name("dashboard_hand.png")
 PLAYERS = ["ana", "ben", "cleo", "dev", "eli", "fay", "gus", "hal", "ivy", "jon"]
 FLOOR = {"t1": (6, True), "t2": (4, True), "t3": (6, False), "t4": (5, True)}
 SILENT = "t4"  # this table never answers a command
@@ -78,7 +103,7 @@ class VirtualFloor:
     nothing."""
 
     def __init__(self) -> None:
-        self.wires = {table: WireTable(table=table) for table in FLOOR}
+        self.wires = {table: ReportingWire(table) for table in FLOOR}
         self.deliver: Callable[[str, bytes], Coroutine[Any, Any, Any]] | None = None
         self.commands: list[CommandMessage] = []
         self.tasks: set[asyncio.Future[Any]] = set()
@@ -112,7 +137,8 @@ class VirtualFloor:
             task.add_done_callback(self.tasks.discard)
 
         loop = asyncio.get_running_loop()
-        for out in (wire.event(event), (Topics(SITE, message.table).reply, reply.to_wire())):
+        for out in (wire.event(event), wire.reported(),
+                    (Topics(SITE, message.table).reply, reply.to_wire())):
             loop.call_soon(later, out)
 
 
@@ -156,6 +182,19 @@ class RunningBridge:
         asyncio.run_coroutine_threadsafe(self.bridge.receive(*message),
                                          self.loop).result(WAIT_S)
 
+    def report(self, wire: ReportingWire, *events: PublicEvent) -> None:
+        """A table's events, then its public state after them (as a table sends them)."""
+        for event in events:
+            self.send(wire.event(event))
+        self.send(wire.reported())
+
+    def deal(self, wire: ReportingWire, hand_no: int, players: int) -> None:
+        """Everyone's hole cards, then the state."""
+        for player in range(players):
+            for message in wire.hole(hand_no, player):
+                self.send(message)
+        self.send(wire.reported())
+
 
 class VirtualBridge(RunningBridge):
     """A running bridge whose tables are a :class:`VirtualFloor`."""
@@ -171,6 +210,7 @@ class VirtualBridge(RunningBridge):
             for seat in range(1, players + 1):
                 self.bridge.ingest.take(*wire.seat(seat, f"{PLAYERS[seat - 1]}-{table}",
                                                    10_000 + 500 * seat))
+            self.bridge.ingest.take(*wire.reported())
             if not online:
                 self.bridge.ingest.take(*wire.status(False))
 
@@ -257,17 +297,25 @@ def test_floor_sees_the_floor_live_and_pauses_a_table(browser: Any, served: Virt
     expect(card(page, "t1").locator("li.seat")).to_have_count(6)
     expect(card(page, "t1")).to_contain_text("cleo-t1")
 
-    # live: a hand starts at t1 and UTG folds; the next seat is to act
+    # live: a hand starts at t1 (an older table's hand_started, without its game setup:
+    # No-Limit at its blinds); nobody acts before the cards are out, then under the gun
     wire = served.floor.wires["t1"]
-    served.send(wire.event(HandStarted(hand_no=1, seats=(1, 2, 3, 4, 5, 6),
-                                       stacks=tuple(10_500 + 500 * i for i in range(6)),
-                                       small_blind=50, big_blind=100)))
+    served.report(wire, HandStarted(hand_no=1, seats=(1, 2, 3, 4, 5, 6),
+                                    stacks=tuple(10_500 + 500 * i for i in range(6)),
+                                    small_blind=50, big_blind=100))
     t1 = card(page, "t1")
-    expect(t1.locator("li.seat.to-act")).to_have_attribute("data-seat", "3")
     expect(t1.locator('dd[data-fact="blinds"]')).to_have_text("50 / 100")
-    served.send(wire.event(ActionAccepted(hand_no=1, player=2, action="fold")))
+    expect(t1.locator('[data-hand="to-act"]')).to_have_text("dealing")
+    expect(t1.locator("li.seat.to-act")).to_have_count(0)
+    served.deal(wire, 1, 6)
+    expect(t1.locator("li.seat.to-act")).to_have_attribute("data-seat", "3")
+    expect(t1.locator('[data-hand="to-call"]')).to_have_text("100")
+    expect(t1.locator('[data-hand="raise-to"]')).to_have_text("200 – 11,500")
+    served.report(wire, ActionAccepted(hand_no=1, player=2, action="fold"))
     expect(t1.locator("li.seat.to-act")).to_have_attribute("data-seat", "4")
     expect(t1.locator("li.seat.to-act")).to_contain_text("to act")
+    expect(t1.locator('li.seat[data-seat="3"]')).to_have_class("seat folded")
+    expect(t1.locator('[data-hand="last"]')).to_have_text("Last: Seat 3 folds")
 
     # the detail view, with floor's commands only
     t1.get_by_role("button", name="Table t1").click()
@@ -338,6 +386,73 @@ def test_a_viewer_sees_the_floor_and_no_command(browser: Any, served: VirtualBri
     page.context.close()
 
 
+def test_the_floor_sees_the_engines_turn_call_and_raise_in_a_hand_with_antes(
+        browser: Any, served: VirtualBridge, expect: Any, tmp_path: Path) -> None:
+    """Under the gun is all-in for the ante: the engine passes over that seat. (The page's
+    old count of the blinds, without antes, sent the turn there.) Every turn, amount to
+    call and raise limit on the page is the engine's, as the table's state reports it."""
+    wire = served.floor.wires["t9"] = ReportingWire("t9")
+    served.send(wire.status(True))
+    stacks = {1: 5_000, 2: 5_000, 3: 5_000, 4: 10, 5: 5_000, 6: 5_000}
+    for seat, stack in stacks.items():
+        served.send(wire.seat(seat, f"{PLAYERS[seat - 1]}-t9", stack))
+    served.send(wire.reported())
+    page = signed_in(browser, served, Role.FLOOR, tables=len(FLOOR) + 1)
+    order = (2, 3, 4, 5, 6, 1)  # left of the button (seat 1): the blinds at 2 and 3
+    config = GameConfig(Variant.NT, tuple(stacks[s] for s in order), 50, 100,
+                        antes=(10,) * 6)
+    engine = Hand(config)
+    served.report(wire, HandStarted(
+        hand_no=1, seats=order, stacks=config.stacks, small_blind=50, big_blind=100,
+        ante=10, button=1, small_blind_seat=2, big_blind_seat=3, level=1,
+        config=GameSetup.of(config)))
+    for player in range(6):
+        engine.deal_hole(player, (None, None))
+    served.deal(wire, 1, 6)
+    t9 = card(page, "t9")
+    hand = t9.locator(".hand")
+
+    def expect_turn(seat: int, call: str, raise_to: str) -> None:
+        expect(t9.locator("li.seat.to-act")).to_have_attribute("data-seat", str(seat))
+        expect(hand.locator('[data-hand="to-call"]')).to_have_text(call)
+        expect(hand.locator('[data-hand="raise-to"]')).to_have_text(raise_to)
+        assert turn_on_page(t9) == turn_of_engine(engine, order)
+
+    def did(action: Action) -> None:
+        served.report(wire, ActionAccepted.of(1, action))
+
+    expect(t9.locator('dd[data-fact="blinds"]')).to_have_text("50 / 100 · ante 10")
+    expect_turn(5, "100", "200 – 4,990")  # seat 4 is all-in: the ante took its 10 chips
+    expect(t9.locator('li.seat[data-seat="4"] .tag.all-in')).to_have_text("all-in")
+    expect(hand.locator('[data-hand="pots"]')).to_have_text("main 60")
+    did(engine.bet_or_raise_to(300))
+    expect_turn(6, "300", "500 – 4,990")
+    expect(t9.locator('[data-hand="last"]')).to_have_text("Last: Seat 5 bets or raises to 300")
+    did(engine.call())
+    did(engine.fold())  # the button
+    expect_turn(2, "250", "500 – 4,990")  # the small blind: 50 in already
+    did(engine.fold())
+    expect_turn(3, "200", "500 – 4,990")  # the big blind
+    did(engine.call())
+    expect(hand.locator('[data-hand="to-act"]')).to_have_text("dealing the board")
+    expect(t9.locator("li.seat.to-act")).to_have_count(0)
+    flop = parse_cards("Ah7d2c")
+    engine.deal_board(flop)
+    served.report(wire, BoardDealt(hand_no=1, cards=("Ah", "7d", "2c"), street="flop"))
+    expect_turn(3, "0", "100 – 4,690")  # the big blind opens the flop: a bet of 100 up
+    expect(hand.locator('[data-hand="board"]')).to_have_text("A♥ 7♦ 2♣")
+    expect(hand.locator('[data-hand="pots"]')).to_have_text("main 60 · side 950")
+    did(engine.bet_or_raise_to(400))
+    expect_turn(5, "400", "800 – 4,690")
+    shot = (DOCS_HAND_SCREENSHOT if os.environ.get("PITBOSS_SCREENSHOTS") == "1"
+            else tmp_path / "dashboard_hand.png")
+    t9.get_by_role("button", name="Table t9").click()
+    expect(page.locator("#detail tr.to-act")).to_have_attribute("data-seat", "5")
+    page.screenshot(path=str(shot), full_page=True)
+    assert shot.stat().st_size > 10_000
+    page.context.close()
+
+
 def test_a_real_table_over_mosquitto_is_followed_paused_and_seen_to_die(
         browser: Any, expect: Any, tmp_path: Path, mosquitto: Mosquitto) -> None:
     """The whole path: a controller (``controller.sync.soak_node``) playing hands over a
@@ -355,12 +470,17 @@ def test_a_real_table_over_mosquitto_is_followed_paused_and_seen_to_die(
             t1 = card(page, "t1")
             expect(t1.locator("li.seat")).to_have_count(6)
             expect(t1.locator("li.seat.to-act")).to_have_count(1)
-            # the page's "to act" named the player the table's rules let act, every time
+            # the page's seat to act, amount to call and raise limits, read as the table
+            # plays, were what the table's rules then let that seat do
             deadline = time.monotonic() + WAIT_S
-            while page.evaluate("state.turnsSeen") < 40:
-                assert time.monotonic() < deadline, "gave up waiting for 40 actions"
-                page.wait_for_timeout(50)
-            assert page.evaluate("state.turnsMissed") == 0
+            seen: list[Reading] = []
+            checked: Counter[str] = Counter()
+            while sum(checked.values()) < 40 or checked["call"] < 5:
+                assert time.monotonic() < deadline, f"gave up: {checked} checked"
+                for _ in range(40):
+                    seen += [t for t in turns_seen(page) if t not in seen[-1:]]
+                    page.wait_for_timeout(25)
+                checked = check_turns(served.bridge, seen)
 
             t1.get_by_role("button", name="Table t1").click()
             detail = page.locator("#detail")

@@ -2,8 +2,8 @@
 every kind of :data:`controller.events.TableEvent` is
 
 (a) produced by a table path: a real ``Table`` on the mock hardware, wired to the journal
-    as ``controller.app`` wires it (:class:`TableJournal`, so through the translation of
-    the table's events), driven by the virtual dealer, by the dealer's intents and by the
+    as ``controller.app`` wires it (:class:`TableJournal`: the table emits the models, the
+    journal stores them), driven by the virtual dealer, by the dealer's intents and by the
     host's commands through the command desk; nothing a table cannot produce yet
     (:data:`NOT_PRODUCED_YET` is empty and must stay justified if it is not);
 (b) stored by the bridge: every journaled payload (public and ``secure/cards``) ingested
@@ -28,6 +28,7 @@ from pydantic import TypeAdapter
 from sqlalchemy import select
 
 from controller.app import TableCommands, TableJournal, recover, restore
+from controller.chiprace import ChipSet
 from controller.clocks.shot_clock import ShotClockConfig
 from controller.clocks.structure import Break, Structure
 from controller.clocks.structure import Level as Lv
@@ -41,6 +42,7 @@ from controller.sync.messages import EventMessage, parse_message
 from controller.sync.outbox import Outbox
 from controller.sync.topics import Topics
 from controller.table import intents as i
+from controller.table.colour_up import ColourUpSettings
 from controller.table.lights import Level
 from controller.table.table import Table
 from controller.table.virtual import VirtualTable
@@ -73,6 +75,15 @@ DASHBOARD_IGNORES: dict[str, str] = {
     "checked_in": "the floor page shows seats, not check-ins",
     "shot_clock": "the shot clock is the table's display",
     "deck": "the deck is the dealer's",
+    "rejected": "a refusal changed nothing; the dealer's terminal shows it (the store keeps "
+                "it for the dispute timeline)",
+    "colour_up_started": "the colour-up's stack_adjusted reloads the table's seats",
+    "chips_counted": "a colour-up step: its stack_adjusted reloads the table's seats",
+    "race_card_dealt": "a colour-up step: its stack_adjusted reloads the table's seats",
+    "race_dealt_again": "a colour-up step: its stack_adjusted reloads the table's seats",
+    "race_chips_awarded": "a colour-up step: its stack_adjusted reloads the table's seats",
+    "colour_up_step_undone": "a colour-up step: its stack_adjusted reloads the table's seats",
+    "colour_up_cancelled": "a colour-up called off changed no stack",
 }
 
 S = Structure("vocabulary", (Lv(1, 100, 200, 0, 200, 600.0), Lv(2, 200, 400, 50, 400, 600.0),
@@ -133,7 +144,6 @@ def cash_hands(tmp: Path) -> Played:
     with journaled(tmp / "cash.db", "cash") as (_, _, sink):
         vt = VirtualTable(4, seed=3, sink=sink, shot_clock=ShotClockConfig(action_s=10.0),
                           slow=0.3, pace=1.0)
-        sink.table = vt.table
         for _ in range(25):
             assert vt.play_hand()
     return parcels(tmp / "cash.db", "cash")
@@ -146,7 +156,6 @@ def host_commands(tmp: Path) -> Played:
         with sink.muted():
             vt = VirtualTable(0, seed=4, sink=sink, tournament=True, structure=S,
                               shot_clock=ShotClockConfig(action_s=30.0))
-        sink.table = vt.table
         restore(vt.table, journal.state, sink)
         commands = TableCommands(vt.table, sink)
         ids = iter(range(1, 1000))
@@ -198,7 +207,6 @@ def dealer_at_the_table(tmp: Path) -> Played:
     hw = MockTable(load_profile("virtual"))
     with journaled(tmp / "dealer.db", "dealer") as (_, _, sink):
         t = Table(hw, sink=sink, levels=(Level(5, 10),), deck=DECKMAP, profile=LIVE_CASH)
-        sink.table = t
         dealer = Dealer(t, hw)
         for seat in (1, 3, 5):
             assert t.submit(i.TakeSeat(seat, f"p{seat}", 1_000))
@@ -226,6 +234,31 @@ def dealer_at_the_table(tmp: Path) -> Played:
     return parcels(tmp / "dealer.db", "dealer")
 
 
+def colour_up_disputed(tmp: Path) -> Played:
+    """A refusal, then a colour-up the dealer steps back in, deals again and calls off:
+    every step journaled for the floor's dispute timeline (CHIPRACE-1, -6)."""
+    hw = MockTable(load_profile("virtual"))
+    chips = ChipSet.of({25: "green", 100: "black", 500: "purple", 1000: "yellow"})
+    with journaled(tmp / "race.db", "race") as (journal, _, sink):
+        t = Table(hw, sink=sink, levels=(Level(100, 200),), deck=DECKMAP, tournament=True,
+                  colour_up=ColourUpSettings(chip_set=chips))
+        dealer = Dealer(t, hw)
+        stacks = {1: 1175, 3: 1075, 5: 1050}
+        for seat, stack in stacks.items():
+            assert t.submit(i.TakeSeat(seat, f"p{seat}", stack))
+        assert not t.submit(i.Call())  # no hand: refused, with the rule (BET-1)
+        assert t.submit(i.StartColourUp())  # the dealer's colour-up key: T25 leaves
+        assert t.submit(i.CountColourUp(1, 7))
+        dealer.press("undo")  # the count is taken back
+        for seat, n in {1: 7, 3: 3, 5: 2}.items():
+            assert t.submit(i.CountColourUp(seat, n))
+        dealer.place("seat1", "As")
+        dealer.press("misdeal")  # the race is dealt again
+        assert t.submit(i.CancelColourUp("the floor calls the colour-up off"))
+        assert {v.seat: v.stack for v in journal.state.seats} == stacks
+    return parcels(tmp / "race.db", "race")
+
+
 def crashed_mid_hand(tmp: Path) -> Played:
     """The controller dies during a hand; the next start voids it (CRASH-1)."""
     class Crash(Exception):
@@ -236,7 +269,6 @@ def crashed_mid_hand(tmp: Path) -> Played:
 
     with journaled(tmp / "crash.db", "crash") as (_, _, sink):
         vt = VirtualTable(3, seed=5, sink=sink)
-        sink.table = vt.table
         with pytest.raises(Crash):
             vt.play_hand(during=crash)
     journal = Journal(tmp / "crash.db", table="crash")
@@ -248,7 +280,7 @@ def crashed_mid_hand(tmp: Path) -> Played:
 
 
 SCENARIOS: tuple[Callable[[Path], Played], ...] = (
-    cash_hands, host_commands, dealer_at_the_table, crashed_mid_hand)
+    cash_hands, host_commands, dealer_at_the_table, colour_up_disputed, crashed_mid_hand)
 
 
 @pytest.fixture(scope="module")
@@ -284,7 +316,7 @@ def test_every_kind_is_stored_by_the_bridge_and_pushed_on_the_feed(
 
 
 def test_every_kind_is_shown_on_the_dashboard_or_knowingly_ignored() -> None:
-    script = "".join((DASHBOARD / name).read_text() for name in ("app.js", "to_act.js"))
+    script = (DASHBOARD / "app.js").read_text()  # the floor page's one script
     named = set(re.findall(r'"([a-z_]+)"', script)) & KINDS
     assert set(DASHBOARD_IGNORES) <= KINDS
     assert not named & set(DASHBOARD_IGNORES), "shown now: take it off the ignore list"
