@@ -98,14 +98,16 @@ class HandInPlay:
     # ================================================================ where the table is
     @property
     def stage(self) -> Stage:
-        """Where the table is, from the dealer's point of view (worked out, never set)."""
+        """Where the table is, from the dealer's point of view (worked out, never set).
+        A colour-up and a deck enrolment happen only between hands."""
+        hand = self.hand
+        if hand is not None:
+            return _PHASE_STAGE[hand.phase]
         if self._colouring_up():
             return Stage.COLOUR_UP
         if self._enrolling():
             return Stage.ENROLLING
-        if self.hand is None:
-            return Stage.IDLE
-        return _PHASE_STAGE[self.hand.phase]
+        return Stage.IDLE
 
     def seat_of(self, position: int) -> int:
         assert self.positions is not None

@@ -80,6 +80,10 @@ _SECRET = (HoleCardsDealt, BurnedCard)  # hole and burn cards: never logged
 _LOGGED = (Rejected, Irregularity)  # what the dealer must read: logged with the reason
 
 
+_HAND_INTENTS = (i.Fold, i.Check, i.Call, i.RaiseTo, i.ChipsPushed, i.Show, i.Muck, i.Confirm,
+                 i.Undo, i.Correct, i.Choose, i.DeclareMisdeal)
+
+
 @dataclass(slots=True)
 class Outcome:
     """What one intent did: accepted or not, and the events it journaled (a refusal's
@@ -211,20 +215,18 @@ class LiveTable:
         return outcome
 
     def _dispatch(self, intent: i.Intent) -> bool:
+        if isinstance(intent, i.CardPlaced):  # the most frequent inputs first
+            self._card_placed(intent.reader, intent.uid)
+            return True
+        if isinstance(intent, i.CardLifted):
+            self._card_lifted(intent.reader, intent.uid)
+            return True
+        if isinstance(intent, _HAND_INTENTS):
+            return self.play.take(intent)
         play, seating, clocks, colour_up = self.play, self.seating, self.clocks, self.colour_up
         match intent:
             case i.Deal():
                 return self._deal()
-            case i.Fold() | i.Check() | i.Call() | i.RaiseTo() | i.ChipsPushed() | i.Show() \
-                    | i.Muck() | i.Confirm() | i.Undo() | i.Correct() | i.Choose() \
-                    | i.DeclareMisdeal():
-                return play.take(intent)
-            case i.CardPlaced(reader=reader, uid=uid):
-                self._card_placed(reader, uid)
-                return True
-            case i.CardLifted(reader=reader, uid=uid):
-                self._card_lifted(reader, uid)
-                return True
             case i.SeatNodeLost(seat=seat):
                 play.node_offline(seat)
                 return True
