@@ -172,7 +172,11 @@ class HandInPlay:
                 return self._declared(Declaration(Word.CHECK), seat)
             case Call(seat=seat):
                 return self._declared(Declaration(Word.CALL), seat)
-            case RaiseTo(to=to, seat=seat):
+            case RaiseTo(to=to, seat=seat, exact=exact):
+                hand = self.hand
+                if exact and hand is not None and hand.actor is not None and (
+                        seat is None or self.position_of(seat) == hand.actor):
+                    hand.verify_bet_or_raise_to(to)  # BET-3/4/6, PL-3, FL-1: refused
                 return self._declared(Declaration(Word.RAISE_TO, amount=to), seat)
             case ChipsPushed(chips=chips, seat=seat, said=said):
                 return betting.push(self, chips, seat=seat, declared=said)

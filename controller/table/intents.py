@@ -74,10 +74,14 @@ class Call:
 
 @dataclass(frozen=True, slots=True)
 class RaiseTo:
-    """A bet or raise to a total of ``to`` for the round (LIVE-3: verbal and binding)."""
+    """A bet or raise to a total of ``to`` for the round (LIVE-3: verbal and binding).
+    ``exact``: the amount the dealer keyed at the terminal is the bet itself, so one the
+    engine would not take (below the minimum, over the stack or the limit) is refused
+    rather than brought up to the minimum as a stated raise is (LIVE-4)."""
 
     to: int
     seat: int | None = None
+    exact: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -261,6 +265,14 @@ class FinishEnrolment:
     pass
 
 
+@dataclass(frozen=True, slots=True)
+class ChooseDeck:
+    """Play with the saved deck ``name`` from the next hand (a deck change between
+    hands)."""
+
+    name: str
+
+
 # ---------------------------------------------------------------- the floor
 @dataclass(frozen=True, slots=True)
 class SetHandForHand:
@@ -326,7 +338,7 @@ HandIntent = (Deal | Fold | Check | Call | RaiseTo | ChipsPushed | Show | Muck |
               | Undo | Correct | Choose | DeclareMisdeal)
 ClockIntent = CallClock | UseTimeBank | CountAllIn | Pause | NextLevel | SyncClock
 SeatIntent = (TakeSeat | LeaveSeat | AddChips | SitOut | ComeBack | AssignSeat | PlaceButton
-              | NewGame | BeginEnrolment | FinishEnrolment)
+              | NewGame | BeginEnrolment | FinishEnrolment | ChooseDeck)
 FloorIntent = (SetHandForHand | ReleaseHand | StartColourUp | ScheduleColourUp | CountColourUp
                | KeyRaceCard | CancelColourUp)
 DeviceIntent = CardPlaced | CardLifted | SeatNodeLost | SeatNodeBack | Key

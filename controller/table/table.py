@@ -15,6 +15,7 @@ from controller.rules.live import Decision, Declaration
 
 from . import intents as i
 from .base import CONTINUE, MISDEAL, Prompt, Stage, nothing
+from .dealer_view import ChoiceView, DealerView, PromptView
 from .dealing import HandReads
 from .deck import DeckCheck, DeckCount, DeckMap, Enrolment
 from .lights import Level
@@ -119,6 +120,35 @@ class Table(LiveTable):
     def seconds_left(self) -> float | None:
         """The level's time left on the level clock (None: levels are not timed)."""
         return self.clocks.seconds_left()
+
+    def dealer_view(self) -> DealerView:
+        """What the dealer's terminal shows beside the public state (see
+        :mod:`controller.table.dealer_view`)."""
+        prompts = self.play.prompts
+        latest = prompts[-1] if prompts else None
+        prompt = None if latest is None else PromptView(
+            kind=latest.kind, text=latest.text, rule=latest.event.rule, seat=latest.seat,
+            choices=tuple(ChoiceView(c.key, c.text, c.rule) for c in latest.choices))
+        race = self.colour_up.race
+        enrolment = self.seating.enrolment
+        enrolling = None
+        if enrolment is not None:
+            nxt = enrolment.next_card
+            enrolling = (f"{len(enrolment.uids)}/52, next {nxt}" if nxt is not None
+                         else "52/52: finish the enrolment")
+        left = self.clocks.seconds_left()
+        deck = self.seating.deck
+        level = self.clocks.current
+        return DealerView(
+            stage=self.play.stage, variant=str(self.variant), level=self.clocks.level_no,
+            small_blind=level.small_blind, big_blind=level.big_blind,
+            ante=level.ante if self.tournament else 0, prompt=prompt, prompts=len(prompts),
+            shot_clock=self.hardware.shot_clock.frame.text,
+            level_seconds_left=None if left is None else int(left),
+            colour_up=None if race is None else race.next_prompt().text,
+            deck_version=None if deck is None else deck.version,
+            enrolling=enrolling, counting_all_in=self.clocks.counting,
+            paused=self.clocks.paused)
 
 
     def key(self, name: str) -> bool:

@@ -1,0 +1,167 @@
+"""What the dealer's terminal shows: one :class:`Screen`, the same for the tablet page
+(as JSON) and the keypad's dealer display (as a few lines of text).
+
+Every number about the hand is the engine's, as the journal holds it
+(:class:`~controller.events.PublicState`, its ``hand`` from
+:func:`controller.rules.view.view_of`); the dealer's own part (the stage, the open prompt,
+the shot clock, the deck) is the table's :class:`~controller.table.dealer_view.DealerView`.
+The buttons offered (``actions``) follow the stage and, in a betting round, the engine's
+legal moves: a button for an illegal action is never drawn.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from typing import Any
+
+from controller.events import PublicState
+from controller.table.base import Stage
+from controller.table.dealer_view import DealerView, PromptView
+
+from .commands import Reply, Verb
+
+_BETTING = {"fold": Verb.FOLD, "check": Verb.CHECK, "call": Verb.CALL, "bet_raise": Verb.BET}
+
+
+@dataclass(frozen=True, slots=True)
+class SeatLine:
+    seat: int
+    player: str
+    stack: int
+    bet: int = 0
+    in_hand: bool = False  # dealt into the hand in play
+    folded: bool = False
+    all_in: bool = False
+    sitting_out: bool = False
+    button: bool = False
+    to_act: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Screen:
+    """One frame of the dealer's terminal. ``turn`` names the state a tap is made on: a
+    tap carrying another ``turn`` came from a stale screen."""
+
+    turn: str
+    stage: str
+    hand_no: int
+    level: int
+    small_blind: int
+    big_blind: int
+    ante: int
+    variant: str
+    seats: tuple[SeatLine, ...]
+    board: tuple[str, ...]
+    pot_total: int
+    to_act: int | None
+    to_call: int
+    min_raise_to: int | None
+    max_raise_to: int | None
+    actions: tuple[str, ...]  # the verbs offered now (buttons on the tablet)
+    prompt: PromptView | None
+    shot_clock: str
+    level_seconds_left: int | None
+    colour_up: str | None
+    deck_version: int | None
+    deck_name: str | None
+    decks: tuple[str, ...]
+    enrolling: str | None
+    paused: bool
+    entry: str  # what is being keyed on the keypad
+    message: str  # the last reply: done, or the refusal with its rule id
+    accepted: bool | None  # of the last reply (None: nothing said yet)
+
+    def as_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+    def lines(self, width: int = 21) -> tuple[str, ...]:
+        """Four lines for the keypad's small dealer display (128x64: 21 characters)."""
+        if self.prompt is not None:
+            head = f"! {self.prompt.rule or ''} {self.prompt.kind}".strip()
+        elif self.to_act is not None:
+            head = f"S{self.to_act} call {self.to_call}"
+            if self.min_raise_to is not None:
+                head += f" min {self.min_raise_to}"
+        else:
+            head = f"#{self.hand_no} {self.stage}"
+        clock = f" {self.shot_clock}" if self.shot_clock else ""
+        status = f"L{self.level} {self.small_blind}/{self.big_blind}{clock}"
+        return tuple(line[:width] for line in (head, status, f"> {self.entry}", self.message))
+
+
+def turn_of(state: PublicState, dealer: DealerView) -> str:
+    """What a tap depends on: the hand, how far it has gone, the stage, the prompts."""
+    return f"{state.hand_no}.{len(state.hand_log)}.{dealer.stage}.{dealer.prompts}"
+
+
+def offered(state: PublicState, dealer: DealerView) -> tuple[Verb, ...]:
+    """The buttons for this moment (the keypad takes any key; the table still decides)."""
+    stage = dealer.stage
+    verbs: list[Verb] = []
+    if dealer.prompt is not None:
+        verbs.append(Verb.CHOOSE)
+    hand = state.hand
+    if stage is Stage.IDLE:
+        verbs += [Verb.DEAL, Verb.SIT_OUT, Verb.ENROL, Verb.DECK, Verb.COLOUR_UP,
+                  Verb.NEXT_LEVEL, Verb.PAUSE]
+        if state.hand_no == 0:
+            verbs.append(Verb.BUTTON)
+    elif stage is Stage.ENROLLING:
+        verbs.append(Verb.ENROL)
+    elif stage is Stage.COLOUR_UP:
+        verbs += [Verb.COUNT, Verb.RACE_CARD, Verb.DEAL, Verb.UNDO, Verb.MISDEAL]
+    elif stage is Stage.DEALING:
+        verbs += [Verb.MISDEAL, Verb.UNDO]
+    elif stage is Stage.PLAYING:
+        if hand is not None and hand.to_act is not None:
+            verbs += [_BETTING[m] for m in hand.legal]
+            if "bet_raise" in hand.legal or "call" in hand.legal:
+                verbs.append(Verb.ALL_IN)
+            verbs += [Verb.CHIPS, Verb.TIME_BANK, Verb.CALL_CLOCK, Verb.COUNT]
+        verbs += [Verb.UNDO, Verb.CORRECT, Verb.MISDEAL]
+    elif stage is Stage.SHOWDOWN:
+        verbs += [Verb.SHOW, Verb.MUCK, Verb.UNDO, Verb.CORRECT]
+    elif stage is Stage.AWARDING:
+        verbs += [Verb.DEAL, Verb.CORRECT]
+    return tuple(verbs)
+
+
+def build(state: PublicState, dealer: DealerView, *, entry: str = "",
+          reply: Reply | None = None) -> Screen:
+    """The screen for ``state`` (the journal's) and ``dealer`` (the table's)."""
+    hand = state.hand
+    stakes = state.stakes
+    layout = state.layout
+    players = {p.seat: p for p in hand.players} if hand is not None else {}
+    seats = []
+    for view in state.seats:
+        p = players.get(view.seat)
+        seats.append(SeatLine(
+            seat=view.seat, player=view.player,
+            stack=p.stack if p is not None else view.stack,
+            bet=p.bet if p is not None else 0, in_hand=p is not None,
+            folded=p is not None and (p.folded or p.mucked),
+            all_in=p is not None and p.all_in, sitting_out=view.sitting_out,
+            button=layout is not None and layout.button == view.seat,
+            to_act=hand is not None and hand.to_act == view.seat))
+    in_hand = stakes is not None and state.hand_in_progress
+    return Screen(
+        turn=turn_of(state, dealer), stage=str(dealer.stage), hand_no=state.hand_no,
+        level=(stakes.level or dealer.level) if in_hand and stakes else dealer.level,
+        small_blind=stakes.small_blind if in_hand and stakes else dealer.small_blind,
+        big_blind=stakes.big_blind if in_hand and stakes else dealer.big_blind,
+        ante=stakes.ante if in_hand and stakes else dealer.ante,
+        variant=dealer.variant,
+        seats=tuple(seats), board=hand.board if hand is not None else (),
+        pot_total=hand.pot_total if hand is not None else 0,
+        to_act=hand.to_act if hand is not None else None,
+        to_call=hand.to_call if hand is not None else 0,
+        min_raise_to=hand.min_raise_to if hand is not None else None,
+        max_raise_to=hand.max_raise_to if hand is not None else None,
+        actions=tuple(str(v) for v in offered(state, dealer)),
+        prompt=dealer.prompt, shot_clock=dealer.shot_clock,
+        level_seconds_left=dealer.level_seconds_left, colour_up=dealer.colour_up,
+        deck_version=dealer.deck_version, deck_name=dealer.deck_name, decks=dealer.decks,
+        enrolling=dealer.enrolling, paused=dealer.paused, entry=entry,
+        message=reply.line if reply is not None else "",
+        accepted=reply.accepted if reply is not None else None)
