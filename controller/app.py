@@ -53,6 +53,7 @@ from controller.sync.outbox import Outbox
 from controller.table import intents
 from controller.table.lights import Level
 from controller.table.table import Stage, Table
+from controller.terminal.desk import Desk
 
 log = logging.getLogger("pitboss.app")
 
@@ -89,6 +90,9 @@ class TableJournal:
         self.outbox = outbox
         self.silent = False
         self._capture: Capture | None = None
+        # called after each event is journaled (the dealer's terminal redraws): cheap
+        # callbacks only, that note a change and let their own task redraw
+        self.watchers: list[Callable[[], None]] = []
 
     def __call__(self, event: JournalEvent) -> None:
         if self.silent:
@@ -100,6 +104,8 @@ class TableJournal:
                 capture.rejected.append(event.reason)
         else:  # a JournalError propagates: the table stops rather than run unjournaled
             self.outbox.record_now([event])
+        for watcher in self.watchers:
+            watcher()
 
     @contextmanager
     def capturing(self) -> Iterator[Capture]:
@@ -118,6 +124,14 @@ class TableJournal:
             yield
         finally:
             self.silent = False
+
+
+def open_desk(table: Table, sink: TableJournal) -> Desk:
+    """The dealer's terminal of ``table``: it shows what the journal holds (the outbox's
+    public state) and redraws after every journaled event."""
+    desk = Desk(table, lambda: sink.outbox.state)
+    sink.watchers.append(desk.changed)
+    return desk
 
 
 # ============================================================================ commands
