@@ -12,8 +12,9 @@ if command -v npm >/dev/null && [ ! -d tests/firmware/mpy/node_modules ]; then
 fi
 echo "== ruff"
 .venv/bin/ruff check .
-echo "== mypy --strict (rules, chip race, clocks, devices, table, sync, app, host bridge)"
+echo "== mypy --strict (rules, chip race, clocks, devices, table, terminal, sync, app, host bridge)"
 .venv/bin/mypy --strict controller/rules controller/chiprace controller/clocks controller/devices \
-    controller/table controller/sync controller/app.py controller/table_runner.py host_bridge
+    controller/table controller/terminal controller/sync controller/app.py controller/table_runner.py \
+    host_bridge
 echo "== pytest"
 .venv/bin/pytest "$@"
