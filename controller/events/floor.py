@@ -38,14 +38,22 @@ class TableClosed(Change):
     kind: Literal["table_closed"] = "table_closed"
 
 
+DECK_NAME = r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,39}$"
+"""A saved deck's name: also its file's name in the table's deck library, so no path."""
+
+DeckName = Annotated[str, Field(pattern=DECK_NAME)]
+
+
 class DeckReport(Frozen):
-    """The deck: a new one ``enrolled`` (``version``, and ``digest``, the SHA-256 of its
-    UID map: which deck is in play), ``checked`` at the shuffle (CARD-1: counts only, no
-    card names; the dealer's screen names them), or an ``unknown_card`` read at
-    ``reader``."""
+    """The deck (CARD-1), never its UID map (the journal goes to the floor): a new one
+    ``enrolled`` or a saved one ``chosen`` between hands (CARD-6) as ``name``, with its
+    ``version`` and ``digest`` (the SHA-256 of its UID map: which deck is in play);
+    ``checked`` at the shuffle (counts only, no card names: the dealer's screen names
+    them; ``foreign``: cards of another saved deck); an ``unknown_card`` read at
+    ``reader``, or a ``foreign_card`` there, a card of the saved deck ``name``."""
 
     kind: Literal["deck"] = "deck"
-    what: Literal["enrolled", "checked", "unknown_card"]
+    what: Literal["enrolled", "chosen", "checked", "unknown_card", "foreign_card"]
     version: Count | None = None
     complete: bool | None = None
     missing: Count = 0
@@ -53,3 +61,5 @@ class DeckReport(Frozen):
     unknown: Count = 0
     reader: Word | None = None
     digest: Annotated[str, Field(pattern=r"^[0-9a-f]{64}$")] | None = None
+    name: DeckName | None = None
+    foreign: Count = 0

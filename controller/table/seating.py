@@ -11,15 +11,28 @@ is dealt again, LIVE-25). Each count is journaled (``PenaltyServed``); at 0 the 
 comes back (``CameBack``) and plays from the next hand. The dealer cannot bring them back
 earlier.
 
-The deck's reports go out as counts (``DeckReport``); the count at the shuffle names its
-cards on the dealer's screen only (:attr:`SeatsAndDeck.checked`).
+The deck (CARD-1): a new deck is enrolled under a name and saved in the table's
+:class:`~controller.table.deck.DeckLibrary`; the house changes decks between hands by
+choosing a saved one (CARD-6). Each goes to the journal as a ``DeckReport`` with the name,
+version and digest, never the UID map.
+
+The count at the end of the hand: as the dealer gathers the cards (from the awarding of
+the pots on) and passes them over the deck reader, they are counted; when every card is
+back the table says so at once (a ``checked`` report, complete). At the next deal a count
+that is short (a card missing, read twice, foreign or unknown) is journaled as counts only
+and **stops the deal** with an alert: the buzzer, and a prompt naming the missing cards
+on the dealer's screen only (``cards``: never journaled, never logged), with the choice to
+deal anyway (the floor's call) or stop. A card room does not deal with a card missing: it
+may be on the floor, or in someone's sleeve; the dealer finds it and counts the deck again
+(the count starts over), or the floor decides to play on. A deal with no count taken is
+not checked (the table cannot tell a count from no count until a card is read).
 """
 
 from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Sequence
-from pathlib import Path
+from typing import Protocol
 
 from pydantic import TypeAdapter, ValidationError
 
@@ -38,11 +51,21 @@ from controller.events import (
     StackAdjusted,
 )
 from controller.events.base import Id
-from controller.rules.cards import DECK
+from controller.rules.cards import DECK, Card
 
-from .base import Stage
-from .deck import DeckCheck, DeckCount, DeckMap, Enrolment
-from .ports import HandView, Refuse, Sink
+from .base import Choice, Stage
+from .deck import (
+    DeckCheck,
+    DeckCount,
+    DeckLibrary,
+    DeckMap,
+    DeckMapError,
+    Elsewhere,
+    Enrolment,
+    not_a_card_tag,
+    not_a_deck_name,
+)
+from .ports import Action, HandView, Refuse, Sink
 from .seats import Roster, SeatError, SeatState
 
 log = logging.getLogger("pitboss.table")
@@ -59,26 +82,45 @@ def not_a_player_id(player: str) -> str | None:
     return None
 
 
+class Alerts(Protocol):
+    """Prompts on the dealer's screen (the hand in play's: one list of open prompts)."""
+
+    def prompt(self, kind: str, reason: str, rule: str | None, seat: int | None,
+               options: Sequence[tuple[Choice, Action]], cards: tuple[Card, ...] = ()
+               ) -> None: ...
+
+    def drop_prompts(self, kind: str, seat: int | None = None) -> None: ...
+
+
+DEAL_ANYWAY = Choice("deal_anyway", "deal with the deck as it is (the floor's call)",
+                     "CARD-1")
+STOP = Choice("stop", "no deal: find the cards, count the whole deck again at the deck "
+              "reader, then deal", "CARD-1")
+_COUNTING = (Stage.IDLE, Stage.AWARDING)  # the hand's play is over: cards are gathered
+
+
 class SeatsAndDeck:
     """The table's seats and its deck between hands (see the module docstring)."""
 
     def __init__(self, *, roster: Roster, view: HandView, emit: Sink, reject: Refuse,
-                 tournament: bool, extensions: ExtensionChips | None,
+                 alerts: Alerts, tournament: bool, extensions: ExtensionChips | None,
                  snapshot: Callable[[], ClockSnapshot | None], deck: DeckMap | None,
-                 deck_path: Path | None, beep: Callable[[], None]) -> None:
+                 decks: DeckLibrary | None, beep: Callable[[], None]) -> None:
         self.roster = roster
         self.beep = beep
         self.view = view
         self.emit = emit
         self.reject = reject
+        self.alerts = alerts
         self.tournament = tournament
         self.extensions = extensions
         self.snapshot = snapshot
         self.deck = deck
-        self.deck_path = deck_path
+        self.decks = decks
         self.enrolment: Enrolment | None = None
         self.count: DeckCount | None = None
         self.checked: DeckCheck | None = None  # the last count, for the dealer's screen
+        self.short = False  # the last count was short: no deal until a full count
         self.penalties: dict[str, int] = {}  # PEN-4/5: player -> hands still to serve
 
     @property
@@ -257,52 +299,187 @@ class SeatsAndDeck:
             self.emit(SeatPresence(seat=seat, present=False))
 
     # ================================================================ deck
+    def foreign(self, uid: bytes) -> tuple[str, Card] | None:
+        """The other saved deck a tag read during play belongs to, and its card there
+        (None: no other deck's, an unknown tag)."""
+        return self._elsewhere(self.deck.name if self.deck is not None else None)(uid)
+
+    def _elsewhere(self, besides: str | None) -> Elsewhere:
+        """Which saved deck other than ``besides`` a tag belongs to."""
+        decks = self.decks
+
+        def owner(uid: bytes) -> tuple[str, Card] | None:
+            found = decks.owner(uid) if decks is not None else None
+            return None if found is None or found[0] == besides else found
+
+        return owner
+
+    def _not_a_card(self, uid: bytes) -> str | None:
+        """Why the tag at the deck reader is no playing card (CARD-1), when that can be
+        told: a player card the floor assigned, or a tag of another kind."""
+        if uid in self.roster.assignments:
+            return "that is a player card, not a playing card: keep it off the deck reader"
+        return not_a_card_tag(uid)
+
     def deck_read(self, uid: bytes) -> None:
-        """A card at the deck reader: the next card of an enrolment, or the count at the
-        shuffle between hands (CARD-1)."""
+        """A card at the deck reader: the next card of an enrolment, or the count of the
+        cards gathered after a hand (CARD-1)."""
         if self.enrolment is not None:
-            why = self.enrolment.read(uid)
-            if why is not None:
+            why = self._not_a_card(uid) or self.enrolment.read(uid)
+            if why is not None:  # the enrolment goes on
                 self.reject(why, "CARD-1", "deck")
             return
-        if self.stage is Stage.IDLE and self.deck is not None:
-            if self.count is None:
-                self.count = DeckCount(self.deck)
-            self.count.read(uid)
+        deck = self.deck
+        if self.stage not in _COUNTING or deck is None:
+            return
+        why = self._not_a_card(uid)
+        if why is not None:
+            self.reject(f"not counted: {why}", "CARD-1", "deck")
+            return
+        if self.count is None:
+            self.count = DeckCount(deck, self._elsewhere(deck.name))
+        count = self.count
+        count.read(uid)
+        if count.complete and not count.reported:  # every card is back: say so
+            count.reported = True
+            self.checked = count.result()
+            self._report(self.checked)
 
-    def begin_enrolment(self, order: Sequence[int] | None = None) -> bool:
+    def count_line(self) -> str | None:
+        """The count for the dealer's screen, cards by name (None: no count under way)."""
+        count = self.count
+        if self.enrolment is None and count is not None and count.reads:
+            if count.complete:
+                return "deck complete: 52 cards"
+            found = count.result()
+            extra = DeckCheck(False, (), found.duplicated, found.unknown, found.foreign)
+            return f"counted {count.counted}/52" + (f"; {extra.text}" if extra.text else "")
+        if self.short and self.checked is not None:
+            return f"count the deck again: {self.checked.text}"
+        return None
+
+    def _report(self, checked: DeckCheck) -> None:
+        deck = self.deck
+        self.emit(DeckReport(
+            what="checked", complete=checked.complete, missing=len(checked.missing),
+            duplicated=len(checked.duplicated), unknown=len(checked.unknown),
+            foreign=len(checked.foreign), name=deck.name if deck else None,
+            version=deck.version if deck else None))
+
+    def count_at_deal(self, deal_anyway: Callable[[], object]) -> bool:
+        """The deal key: the count taken since the last hand is journaled (counts only;
+        a complete one was already, when it completed); a short count stops the deal
+        with the missing-card alert (see the module docstring). False: no deal."""
+        count, self.count = self.count, None
+        if count is not None and count.reads:
+            self.checked = checked = count.result()
+            if not (checked.complete and count.reported):
+                self._report(checked)
+            self.short = not checked.complete
+        if not self.short or self.checked is None:
+            return True
+        checked = self.checked
+        self.alerts.drop_prompts("deck_count")
+        found = [f"{n} {what}" for n, what in (
+            (len(checked.missing), "missing"), (len(checked.duplicated), "read twice"),
+            (len(checked.foreign), "of another deck"), (len(checked.unknown), "unknown"))
+            if n]
+
+        def anyway() -> None:
+            self.short = False
+            deal_anyway()
+
+        self.alerts.prompt(  # CARD-1: the missing cards by name, on the dealer's screen only
+            "deck_count", f"the deck count is short ({', '.join(found)}): find the cards "
+            "and count the deck again, or deal anyway", "CARD-1", None,
+            [(DEAL_ANYWAY, anyway), (STOP, _nothing)], cards=checked.missing)
+        return self.reject("no deal: the deck count is short; find the cards and count "
+                           "the deck again, or choose deal anyway", "CARD-1", "deal")
+
+    def begin_enrolment(self, order: Sequence[int] | None = None,
+                        name: str | None = None) -> bool:
         """Read a new deck at the deck reader one card at a time: 2c 2d 2h 2s 3c ... As,
-        or in the ``order`` the dealer states."""
+        or in the ``order`` the dealer states; saved as ``name`` (default ``deck-<n>``,
+        the version; the name of a saved deck enrols that deck again, replacing its map)."""
         if not self.between_hands("enrolling a deck"):
             return False
+        version = max(self.decks.next_version() - 1 if self.decks else 0,
+                      self.deck.version if self.deck else 0)
+        if name is None:
+            name = f"deck-{version + 1}"
+            taken = self.decks.names() if self.decks else ()
+            n = 1
+            while name in taken:
+                n += 1
+                name = f"deck-{version + 1}-{n}"
+        why = not_a_deck_name(name)
+        if why is not None:
+            return self.reject(why, "CARD-1", "deck")
         try:
-            self.enrolment = Enrolment(self.deck.version if self.deck else 0,
-                                       DECK if order is None else order)
+            self.enrolment = Enrolment(version, DECK if order is None else order, name=name,
+                                       elsewhere=self._elsewhere(name))
         except ValueError as exc:
             return self.reject(str(exc), "CARD-1", "deck")
         return True
 
     def finish_enrolment(self) -> bool:
+        """The 52 cards are read: the deck is saved, journaled and put in play."""
         if self.enrolment is None:
-            return self.reject("no deck is being enrolled", None, "deck")
+            return self.reject("no deck is being enrolled: begin one with ENROL", None,
+                               "deck")
         try:
             deck = self.enrolment.finish()
         except ValueError as exc:
             return self.reject(str(exc), "CARD-1", "deck")
-        if self.deck_path is not None:
-            deck.save(self.deck_path)
-        self.deck = deck
-        self.enrolment = None
-        self.emit(DeckReport(what="enrolled", version=deck.version, digest=deck.digest))
+        if self.decks is not None:
+            try:
+                self.decks.save(deck)
+                self.decks.put_in_play(deck.name or "")
+            except (OSError, DeckMapError) as exc:
+                return self.reject(f"the deck could not be saved ({exc}): check the deck "
+                                   "library's disk, then finish again", "CARD-1", "deck")
+        else:
+            log.warning("deck %r is in play but not saved: this table has no deck library",
+                        deck.name)
+        self._put_in_play(deck)
+        self.emit(DeckReport(what="enrolled", name=deck.name, version=deck.version,
+                             digest=deck.digest))
         return True
 
-    def finish_count(self) -> None:
-        if self.count is None or not self.count.reads:
-            self.count = None
-            return
-        self.checked = checked = self.count.result()
-        self.count = None
-        self.emit(DeckReport(what="checked", complete=checked.complete,
-                             missing=len(checked.missing), duplicated=len(checked.duplicated),
-                             unknown=len(checked.unknown)))
+    def choose_deck(self, name: str) -> bool:
+        """Play with the saved deck ``name`` from the next hand (CARD-6: the house changes
+        decks, between hands only)."""
+        if self.enrolment is not None:
+            return self.reject("a deck is being enrolled: finish it first, then choose a "
+                               "deck", "CARD-6", "deck")
+        if self.stage is not Stage.IDLE:
+            return self.reject(f"a deck change waits until the hand is over ({self.stage})",
+                               "CARD-6", "deck")
+        decks = self.decks
+        if decks is None:
+            return self.reject("this table has no deck library: enrol a deck at the deck "
+                               "reader", "CARD-6", "deck")
+        if self.deck is not None and self.deck.name == name:
+            return self.reject(f"deck {name!r} is already in play", "CARD-6", "deck")
+        try:
+            deck = decks.load(name)
+            decks.put_in_play(name)
+        except (OSError, DeckMapError) as exc:
+            return self.reject(str(exc), "CARD-6", "deck")
+        self._put_in_play(deck)
+        self.emit(DeckReport(what="chosen", name=name, version=deck.version,
+                             digest=deck.digest))
+        return True
 
+    def _put_in_play(self, deck: DeckMap) -> None:
+        """A new deck: the enrolment is over, a count of the old one means nothing now."""
+        self.deck = deck
+        self.enrolment = None
+        self.count = None
+        self.checked = None
+        self.short = False
+        self.alerts.drop_prompts("deck_count")
+
+
+def _nothing() -> None:
+    """Stop: no deal; the dealer finds the cards and counts the deck again."""

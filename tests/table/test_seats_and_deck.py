@@ -20,7 +20,7 @@ from controller.events import (
     SeatPresence,
 )
 from controller.rules.cards import DECK, Card
-from controller.table.deck import DeckMap, DeckMapError
+from controller.table.deck import DeckLibrary, DeckMap, DeckMapError
 
 from .conftest import UIDS, Rig, uid
 
@@ -78,8 +78,7 @@ def test_a_player_card_nobody_assigned_is_refused(rig3: Rig) -> None:
 
 
 def test_card_1_enrolment_maps_the_deck_in_order_and_stores_it(tmp_path: Path) -> None:
-    path = tmp_path / "deck.json"
-    rig = Rig(seats={1: 100, 2: 100}, button=1, deck=None, deck_path=path)
+    rig = Rig(seats={1: 100, 2: 100}, button=1, deck=None, decks=DeckLibrary(tmp_path))
     assert not rig.table.start_hand()  # no deck yet
     assert rig.table.begin_enrolment()
     for tag in UIDS:
@@ -87,8 +86,8 @@ def test_card_1_enrolment_maps_the_deck_in_order_and_stores_it(tmp_path: Path) -
     assert rig.table.finish_enrolment()
     enrolled = rig.last(DeckReport)
     assert isinstance(enrolled, DeckReport)
-    assert (enrolled.what, enrolled.version) == ("enrolled", 1)
-    stored = DeckMap.load(path)
+    assert (enrolled.what, enrolled.version, enrolled.name) == ("enrolled", 1, "deck-1")
+    stored = DeckMap.load(tmp_path / "deck-1.json")
     assert stored.card(UIDS[0]) == Card.parse("2c") and stored.card(UIDS[51]) == Card.parse("As")
     assert stored.digest == enrolled.digest
     assert not list(tmp_path.glob("*.tmp"))  # written atomically, nothing left behind
