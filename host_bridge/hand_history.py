@@ -91,6 +91,9 @@ def hand_steps(events: Sequence[tuple[int, HandLogEvent]]) -> list[tuple[int, _S
                                                  f"seq {seq} names log entry {event.index}, "
                                                  "which is not the corrected action")
                 steps[event.index] = (steps[event.index][0], event.new)
+                for later in event.replayed:  # later entries the replay changed
+                    if event.index < later.index < len(steps):
+                        steps[later.index] = (steps[later.index][0], later.step)
             case HandStarted():
                 pass  # the hand's start (replay_hand sets the hand up from it)
             case _:

@@ -154,9 +154,18 @@ class ActionsUndone(Frozen):
     reason: Text = ""
 
 
+class ReplayedStep(Frozen):
+    """A later entry of the hand's log as the replay after a correction made it (a call
+    after a corrected bet puts in the new amount)."""
+
+    index: Count
+    step: ActionAccepted
+
+
 class ActionCorrected(Frozen):
     """The floor replaced entry ``index`` of the hand's log (deals count: it is the
-    engine's log) and the hand was replayed from it."""
+    engine's log) and the hand was replayed from it; ``replayed``: the later entries the
+    replay changed, each at its index (the log after it must match the engine's)."""
 
     kind: Literal["action_corrected"] = "action_corrected"
     hand_no: HandNo
@@ -164,6 +173,7 @@ class ActionCorrected(Frozen):
     old: ActionAccepted
     new: ActionAccepted
     reason: Text = ""
+    replayed: tuple[ReplayedStep, ...] = ()
 
 
 class ActionHeld(Frozen):

@@ -90,6 +90,7 @@ from controller.events import (
     SatOut,
     ScheduleColourUp,
     SeatAdjustment,
+    SeatNodeBack,
     SeatPlayer,
     SeatPresence,
     SeatView,
@@ -159,7 +160,13 @@ def _correct(state: PublicState, event: ActionCorrected) -> PublicState:
     if not isinstance(entry, ActionAccepted) or entry.move() != event.old.move():
         raise JournalError(f"hand {event.hand_no}: log entry {event.index} is not the "
                            "corrected action")
-    return _with_log(state, (*log[:event.index], event.new, *log[event.index + 1:]))
+    fixed: list[HandStep] = [*log[:event.index], event.new, *log[event.index + 1:]]
+    for later in event.replayed:  # the replay's later entries (a call of the new bet)
+        if not event.index < later.index < len(fixed):
+            raise JournalError(f"hand {event.hand_no}: the correction replays log entry "
+                               f"{later.index}, which the log does not hold")
+        fixed[later.index] = later.step
+    return _with_log(state, tuple(fixed))
 
 
 def _start(state: PublicState, event: HandStarted) -> PublicState:
@@ -300,6 +307,16 @@ def _fold_extension(state: PublicState, event: ShotClockReport, left: int) -> Pu
     return state if seat is None else _carried_chips(state, seat.player, left)
 
 
+def _node_status(state: PublicState, seat: int, *, online: bool) -> PublicState:
+    """A seat node reported offline, or back: the floor sees which are offline."""
+    offline = set(state.seat_nodes_offline)
+    if online:
+        offline.discard(seat)
+    else:
+        offline.add(seat)
+    return state.model_copy(update={"seat_nodes_offline": tuple(sorted(offline))})
+
+
 def fold(state: PublicState, event: PublicEvent) -> PublicState:
     """The state after ``event``; :class:`JournalError` if it cannot follow ``state``."""
     match event:
@@ -361,6 +378,10 @@ def fold(state: PublicState, event: PublicEvent) -> PublicState:
             return state.model_copy(update={"colour_up_at_level": level})
         case TableClosed():
             return _close(state, event)
+        case Irregularity(what="seat_node_offline", seat=int() as seat):
+            return _node_status(state, seat, online=False)
+        case SeatNodeBack(seat=seat):
+            return _node_status(state, seat, online=True)
         case Irregularity() | DeckReport() | Rejected():
             return state  # a refusal changed nothing
         case ColourUpStarted() | ChipsCounted() | RaceCardDealt() | RaceDealtAgain() \

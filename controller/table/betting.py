@@ -81,8 +81,10 @@ def position_for(play: Play, seat: int | None, what: str) -> int | None:
     if hand is None or play.stage is not Stage.PLAYING:
         play.reject(f"nobody can {what} now: the table is {play.stage}", "BET-1", what)
         return None
-    if any(p.kind == "choice" for p in play.prompts):
-        play.reject("a player must first choose (see the open prompt)", None, what)
+    choice = next((p for p in play.prompts if p.kind == "choice"), None)
+    if choice is not None:  # the rule that offered the choice (LIVE-7, LIVE-10...)
+        play.reject("a player must first choose (see the open prompt)", choice.event.rule,
+                    what)
         return None
     if seat is None:
         if hand.actor is None:

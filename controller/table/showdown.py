@@ -22,6 +22,7 @@ from controller.events import (
     HandEnded,
     HandShown,
     PotAwarded,
+    ReplayedStep,
 )
 from controller.rules.actions import (
     Action,
@@ -160,6 +161,7 @@ def undo(play: Play, count: int, reason: str) -> bool:
     taken: list[Action] = []
     for _ in range(count):
         taken.append(hand.undo())
+    play.drop_prompts("choice")  # a live-rule choice about the action taken back
     for position, held in list(play.held.items()):
         del play.held[position]
         play.emit(ActionHeld(hand_no=play.hand_no, seat=play.seat_of(position),
@@ -192,9 +194,15 @@ def correct(play: Play, index: int, action: Action, reason: str) -> bool:
                             exc.rule, "correct")
     play.hand = fixed
     play.held.clear()
-    play.emit(ActionCorrected(hand_no=play.hand_no, index=index, reason=clip(reason),
-                              old=ActionAccepted.of(play.hand_no, old),
-                              new=ActionAccepted.of(play.hand_no, action)))
+    no = play.hand_no
+    replayed = tuple(  # later entries the replay changed: a call of the corrected bet
+        ReplayedStep(index=j, step=ActionAccepted.of(no, after))
+        for j, (before, after) in enumerate(zip(hand.log, fixed.log, strict=True))
+        if j > index and before != after and isinstance(after, _BETTING))
+    play.emit(ActionCorrected(hand_no=no, index=index, reason=clip(reason),
+                              old=ActionAccepted.of(no, old),
+                              new=ActionAccepted.of(no, fixed.log[index]),
+                              replayed=replayed))
     play.advance()
     return True
 

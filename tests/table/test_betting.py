@@ -147,3 +147,15 @@ def test_live_7_a_choice_left_open_does_not_act_for_the_next_player(rig3: Rig) -
     assert not t.resolve("raise_to_20")  # stale: seat 1 is not the one choosing
     assert rig3.seat_to_act() == 1
     assert isinstance(rig3.last(Rejected), Rejected)
+
+
+def test_undo_while_a_live_7_choice_is_open_closes_the_choice(rig3: Rig) -> None:
+    """DEAL-6: an undo takes back the last action; a LIVE-7 choice opened by the chips
+    pushed after it no longer applies, so it is not left on the dealer's screen."""
+    t = dealt(rig3).table
+    assert t.call()  # seat 5 calls 10
+    assert t.chips(10)  # the SB (5 in) pushes 10: call 5, extra 5 = half a raise
+    assert t.prompts and t.prompts[-1].kind == "choice"
+    assert t.undo(1, "the dealer keyed the wrong seat")
+    assert not any(p.kind == "choice" for p in t.prompts)
+    assert rig3.seat_to_act() == 5

@@ -2,16 +2,21 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from controller.devices.interfaces import Colour, LightState
 from controller.events import (
     ActionCorrected,
     ActionsUndone,
     HandEnded,
     HandShown,
+    JournalEvent,
+    PlayerSeated,
     PotAwarded,
     Rejected,
 )
-from controller.rules.actions import Call, Check, Fold
+from controller.rules.actions import BetRaise, Call, Check, Fold
+from controller.sync.journal import Journal
 from controller.table.table import Stage
 
 from .conftest import Rig
@@ -167,3 +172,42 @@ def test_floor_correction_that_cannot_replay_is_rejected(rig3: Rig) -> None:
     rejected = rig3.last(Rejected)
     assert isinstance(rejected, Rejected) and rejected.rule == "BET-2"
     assert t.hand is not None and t.hand.log == log
+
+
+def test_correcting_a_bet_carries_the_replayed_calls_so_a_second_correction_holds(
+        rig3: Rig, tmp_path: Path) -> None:
+    """A corrected bet changes the calls after it (the replay puts the new amount in):
+    the journal's log must follow, or a later correction of one of those calls finds a
+    different entry there and the journal refuses it (and the table stops)."""
+    journal = Journal(tmp_path / "t.db", table="T1")
+    t = rig3.table
+    inner = t.sink
+
+    def both(event: JournalEvent) -> None:
+        inner(event)
+        journal.append([event])
+
+    t.sink = both
+    for s in t.roster.occupied():  # the journal knows the seats the rig sat down
+        journal.append([PlayerSeated(seat=s.number, player=s.player, stack=s.stack)])
+    rig3.start()
+    rig3.dealer.deal(HANDS)
+    t.call(), t.call()  # button and SB call; BB to act
+    t.raise_to(40)  # BB raises to 40
+    t.call(), t.call()  # both call the 40
+    hand = t.hand
+    assert hand is not None
+    raise_at = len(hand.log) - 3
+    raised = hand.log[raise_at]
+    assert isinstance(raised, BetRaise) and raised.to == 40
+    assert t.correct(raise_at, BetRaise(raised.player, 60), "the big blind raised to 60")
+    fixed = rig3.last(ActionCorrected)
+    assert isinstance(fixed, ActionCorrected)
+    assert [r.step.amount for r in fixed.replayed] == [50, 50]  # the calls of 60
+    assert journal.state.hand_log[raise_at + 1] == fixed.replayed[0].step
+    # a second correction of one of those calls now finds it where the journal has it
+    second = hand.log[raise_at + 2]
+    assert isinstance(second, Call)
+    assert t.correct(raise_at + 2, Fold(second.player), "the SB folded")
+    assert journal.state.hand is not None and journal.state.hand.to_act is None
+    journal.close()
