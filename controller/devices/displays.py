@@ -2,6 +2,7 @@
 
 - Button and blinds: an SSD1306 128x64 OLED via ``luma.oled``; the mock renders the same
   frame into ``luma.core``'s dummy device, which a test (or a person) can save as PNG.
+- The dealer's display beside the keypad: an SSD1306 128x64 OLED too, six text lines.
 - Shot clock: a MAX7219 four-digit seven-segment via ``luma.led_matrix``, or an HT16K33
   backpack via our own small driver; the mock draws coloured seven-segment digits.
   Seven-segment LEDs have one colour: the frame's colour is kept but not shown there.
@@ -10,6 +11,7 @@
 from __future__ import annotations
 
 import functools
+from collections.abc import Sequence
 from typing import Any, Final, Protocol
 
 from PIL import Image, ImageDraw, ImageFont
@@ -80,6 +82,35 @@ def render_blinds(frame: BlindsFrame, size: tuple[int, int], mode: str) -> Image
     return img
 
 
+@functools.lru_cache(maxsize=1)
+def _cell_font() -> Any:
+    """Pillow's built-in bitmap font: 6x11 pixel cells, so a 128-pixel line holds 21
+    characters, what ``Screen.lines()`` cuts its lines to."""
+    return ImageFont.load_default_imagefont()
+
+
+DEALER_LINE_PX = 10  # six lines on a 64-pixel panel (the cell's last row is blank)
+
+
+def render_dealer(lines: Sequence[str], size: tuple[int, int], mode: str) -> Image.Image:
+    """The dealer display's text: one line per row from the top, as many as fit; the
+    entry line (``> ...``) drawn inverted so the dealer finds what is being keyed."""
+    w, h = size
+    fg: Any = 255 if mode == "1" else (255, 255, 255)
+    bg: Any = 0 if mode == "1" else (0, 0, 0)
+    img = Image.new(mode, size)
+    draw = ImageDraw.Draw(img)
+    font = _cell_font()
+    for row, text in enumerate(lines[: max(1, h // DEALER_LINE_PX)]):
+        y = row * DEALER_LINE_PX
+        if text.startswith(">"):
+            draw.rectangle((0, y, w - 1, y + DEALER_LINE_PX - 1), fill=fg)
+            draw.text((1, y - 1), text, font=font, fill=bg)
+        else:
+            draw.text((1, y - 1), text, font=font, fill=fg)
+    return img
+
+
 # seven segments a..g as polygons in a 20x36 cell
 _SEGMENTS: Final[dict[str, list[tuple[float, float]]]] = {
     "a": [(3, 0), (17, 0), (14, 3), (6, 3)],
@@ -142,6 +173,31 @@ class LumaBlindsDisplay:
     def show(self, frame: BlindsFrame) -> None:
         self.device.display(render_blinds(frame, self.device.size, self.device.mode))
         self._frame = frame
+
+    def close(self) -> None:
+        self.device.cleanup()
+
+
+class LumaDealerDisplay:
+    """The dealer's display on any luma device (ssd1306 beside the keypad, dummy in the
+    mock): a redraw only when the lines changed (an I2C frame costs ~25 ms at 400 kHz)."""
+
+    def __init__(self, device: LumaDevice) -> None:
+        self.device = device
+        self._lines: tuple[str, ...] = ()
+        self.frames = 0  # frames sent to the panel
+
+    @property
+    def lines(self) -> tuple[str, ...]:
+        return self._lines
+
+    def show(self, lines: Sequence[str]) -> None:
+        wanted = tuple(lines)
+        if wanted == self._lines and self.frames:
+            return
+        self.device.display(render_dealer(wanted, self.device.size, self.device.mode))
+        self._lines = wanted
+        self.frames += 1
 
     def close(self) -> None:
         self.device.cleanup()

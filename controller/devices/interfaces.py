@@ -6,7 +6,7 @@ contract suite in ``tests/devices`` runs the same tests over each of them.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from enum import Enum
 from typing import Protocol, runtime_checkable
@@ -163,6 +163,18 @@ class ShotClockDisplay(Protocol):
     def show(self, frame: ShotClockFrame) -> None: ...
 
     def refresh(self, now: float) -> None: ...
+
+    def close(self) -> None: ...
+
+
+class DealerDisplay(Protocol):
+    """The small text display beside the dealer's keypad (an SSD1306 128x64): a few lines
+    of what the terminal's screen says, the entry being keyed and the last reply."""
+
+    @property
+    def lines(self) -> tuple[str, ...]: ...
+
+    def show(self, lines: Sequence[str]) -> None: ...
 
     def close(self) -> None: ...
 

@@ -22,6 +22,7 @@ from .specs import (
     BuzzerSpec,
     DebounceSpec,
     DisplaySpec,
+    KeypadSpec,
     LightSpec,
     Profile,
     ReaderSpec,
@@ -33,6 +34,7 @@ __all__ = [
     "BuzzerSpec",
     "DebounceSpec",
     "DisplaySpec",
+    "KeypadSpec",
     "LightSpec",
     "Profile",
     "ProfileError",
@@ -41,16 +43,20 @@ __all__ = [
     "load_profile",
     "parse_profile",
     "profile_path",
+    "shipped_keymaps",
     "shipped_profiles",
 ]
 
 PROFILE_DIR = Path(__file__).resolve().parents[2] / "hardware"
+KEYMAP_DIR = PROFILE_DIR / "keypads"  # the dealer keypads' key maps, one TOML per keypad
 
 READER_KINDS = ("mfrc522", "pn532", "seatnode", "mock")
 LIGHT_KINDS = ("led", "pwm_led", "seatnode_ring", "mock")
 BLINDS_KINDS = ("ssd1306", "mock")
 CLOCK_KINDS = ("max7219", "ht16k33", "mock")
 BUZZER_KINDS = ("gpio", "mock")
+DEALER_DISPLAY_KINDS = ("ssd1306", "mock")
+KEYPAD_KINDS = ("evdev", "mock")
 MIN_SEATS, MAX_SEATS = 2, 10
 
 _TOP = (
@@ -64,6 +70,8 @@ _TOP = (
     "blinds_display",
     "shot_clock",
     "buzzer",
+    "keypad",
+    "dealer_display",
 )
 _SPI = tuple(pins.SPI_BUSES)
 _I2C = tuple(pins.I2C_BUSES)
@@ -201,6 +209,35 @@ def _display(
     return DisplaySpec(kind, line)
 
 
+def _keypad(c: ProfileChecker, data: dict[str, Any]) -> KeypadSpec | None:
+    """``[keypad]``: the dealer's USB keypad (evdev) and the key map that names its keys.
+    The map's own contents are checked where they are read (``controller.terminal.keymap``);
+    here, that the file is there."""
+    if "keypad" not in data:
+        return None
+    path: Path_ = ("keypad",)
+    raw = c.table(data, "keypad", ())
+    kind = c.kind(raw, KEYPAD_KINDS, path, "keypad")
+    c.only(raw, ("kind", "device", "map") if kind == "evdev" else ("kind", "map"), path,
+           f"keypad ({kind})")
+    maps = tuple(m.stem for m in shipped_keymaps())
+    name = c.text(raw, "map", path, "keypad")
+    if not (KEYMAP_DIR / f"{name}.toml").is_file():
+        near = difflib.get_close_matches(name, maps, n=1)
+        raise c.fail((*path, "map"), f"keypad map {name!r} is not in {KEYMAP_DIR}",
+                     f"use one of {', '.join(maps)}"
+                     + (f" (did you mean {near[0]!r}?)" if near else "")
+                     + ", or add hardware/keypads/" + f"{name}.toml")
+    device = None
+    if kind == "evdev":
+        device = c.text(raw, "device", path, "keypad")
+        if not device.startswith("/dev/input/"):
+            raise c.fail((*path, "device"), f"keypad device {device!r} is not an input device",
+                         "give its stable path, /dev/input/by-id/usb-...-event-kbd "
+                         "(`ls /dev/input/by-id` lists them)")
+    return KeypadSpec(kind, c.line(path), name, device)
+
+
 def _seats(c: ProfileChecker, data: dict[str, Any]) -> tuple[SeatSpec, ...]:
     table = c.table(data, "table", ())
     count = c.integer(table, "seats", ("table",), "[table]", lo=MIN_SEATS, hi=MAX_SEATS)
@@ -304,6 +341,10 @@ def parse_profile(text: str, source: str = "<profile>") -> Profile:
         c.line(("buzzer",)),
         c.gpio(braw, "pin", ("buzzer",), "buzzer", required=bkind == "gpio"),
     )
+    dealer = DisplaySpec("mock", 0)
+    if "dealer_display" in data:
+        dealer = _display(c, c.table(data, "dealer_display", ()), ("dealer_display",),
+                          DEALER_DISPLAY_KINDS, "dealer display")
     profile = Profile(
         name,
         description,
@@ -319,6 +360,8 @@ def parse_profile(text: str, source: str = "<profile>") -> Profile:
         buzzer,
         debounce,
         backend,
+        keypad=_keypad(c, data),
+        dealer_display=dealer,
     )
     check_sharing(profile)
     return profile
@@ -373,6 +416,11 @@ def _not_found(name_or_path: str | Path, path: Path) -> ProfileError:
         f"profile {given!r} not found",
         fix=f"choose one of {_shipped_names()}{hint}, or give a path to a .toml file",
     )
+
+
+def shipped_keymaps() -> list[Path]:
+    """The key maps in ``hardware/keypads/``, sorted by name."""
+    return sorted(KEYMAP_DIR.glob("*.toml"))
 
 
 def shipped_profiles() -> list[Path]:

@@ -32,7 +32,7 @@ def gpio_users(p: Profile) -> Iterator[tuple[int, str, int]]:
             yield s.light.pin, f"seat {s.number} light", s.light.line
         if s.light.port in pins.UART_PORTS:
             ports.setdefault(s.light.port, s.light.line)
-    for d, _what in ((p.blinds_display, "blinds display"), (p.shot_clock, "shot clock")):
+    for d in (p.blinds_display, p.shot_clock, p.dealer_display):
         if d.bus in pins.SPI_BUSES:
             spi_used.setdefault(d.bus, d.line)
             if d.cs is not None:
@@ -116,7 +116,8 @@ def _bus_slots(p: Profile) -> Iterator[tuple[tuple[object, ...], str, str, int]]
     specs: list[tuple[str, ReaderSpec | DisplaySpec]] = [
         (f"reader {r.name}", r) for r in p.readers.values()
     ]
-    specs += [("blinds display", p.blinds_display), ("shot clock", p.shot_clock)]
+    specs += [("blinds display", p.blinds_display), ("shot clock", p.shot_clock),
+              ("dealer display", p.dealer_display)]
     for who, spec in specs:
         bus, addr, cs = spec.bus, spec.address, spec.cs
         mux: int | None = getattr(spec, "mux", None)  # readers only

@@ -76,6 +76,18 @@ class DisplaySpec:
 
 
 @dataclass(frozen=True, slots=True)
+class KeypadSpec:
+    """The dealer's USB keypad: read with evdev at ``device`` (a ``/dev/input/by-id/``
+    path), its keys named by the key map ``map`` (``hardware/keypads/<map>.toml``).
+    ``kind = "mock"``: no device is opened (the virtual table; tests pass a fake)."""
+
+    kind: str
+    line: int
+    map: str
+    device: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class BuzzerSpec:
     """The buzzer (an active buzzer on a GPIO pin)."""
 
@@ -111,6 +123,9 @@ class Profile:
     buzzer: BuzzerSpec
     debounce: DebounceSpec = field(default_factory=DebounceSpec)
     backend: str = DEFAULT_BACKEND  # the backend that builds it (``backends.names()``)
+    keypad: KeypadSpec | None = None  # None: no keypad (the tablet alone)
+    # the dealer's display beside the keypad; a profile without one gets a stand-in
+    dealer_display: DisplaySpec = field(default_factory=lambda: DisplaySpec("mock", 0))
 
     @property
     def seat_count(self) -> int:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .displays import LumaBlindsDisplay, LumaShotClock
+from .displays import LumaBlindsDisplay, LumaDealerDisplay, LumaShotClock
 from .errors import DriverMissingError
 from .interfaces import BeepPattern, LightState, Listener
 
@@ -109,3 +109,8 @@ def mock_blinds_display() -> LumaBlindsDisplay:
 def mock_shot_clock() -> LumaShotClock:
     """The shot clock drawn into ``luma.core``'s dummy device (saveable as PNG)."""
     return LumaShotClock(_dummy())
+
+
+def mock_dealer_display() -> LumaDealerDisplay:
+    """The dealer's display drawn into ``luma.core``'s dummy device (saveable as PNG)."""
+    return LumaDealerDisplay(_dummy())

@@ -20,6 +20,7 @@ from .interfaces import (
     Buzzer,
     CardReader,
     Clock,
+    DealerDisplay,
     DealerKeys,
     LightState,
     SeatLight,
@@ -46,6 +47,7 @@ class TableHardware:
         buzzer: Buzzer,
         clock: Clock,
         seat_link: SeatNodeLink | None = None,
+        dealer_display: DealerDisplay | None = None,
     ) -> None:
         self.profile = profile
         self.clock = clock
@@ -54,6 +56,7 @@ class TableHardware:
         self.blinds = blinds
         self.shot_clock = shot_clock
         self.buzzer = buzzer
+        self.dealer_display = dealer_display  # beside the keypad; None: not built
         self._queue: deque[DeviceEvent] = deque()
         self._wake: asyncio.Event | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
@@ -155,9 +158,12 @@ class TableHardware:
         return self.watch.present(reader)
 
     def close(self) -> None:
-        parts: list[CardReader | SeatLight | DealerKeys | BlindsDisplay | ShotClockDisplay | Buzzer]
+        parts: list[CardReader | SeatLight | DealerKeys | BlindsDisplay | ShotClockDisplay | Buzzer
+                    | DealerDisplay]
         parts = [*self.readers.values(), *self.lights.values()]
         parts += [self.keys, self.blinds, self.shot_clock, self.buzzer]
+        if self.dealer_display is not None:
+            parts.append(self.dealer_display)
         for part in parts:
             with contextlib.suppress(Exception):
                 part.close()

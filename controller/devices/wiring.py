@@ -31,6 +31,7 @@ PART_NAMES = {
     "pwm_led": "5 mm LED + 330 ohm resistor (PWM)",
     "gpio": "active 5 V buzzer + NPN transistor + 1 kohm",
     "key": "12 mm momentary push button",
+    "keypad": "48-key programmable USB keypad (Genovation ControlPad CP48 class)",
     "mux": "TCA9548A 8-channel I2C multiplexer",
     "usbhub": "powered USB 2.0 hub, 10 ports (one serial line per seat node)",
     "usbcable": "USB cable to a seat node (under 3 m)",
@@ -74,7 +75,11 @@ def profile_section(p: Profile) -> str:
     out += [f"| `{r.name}` | {_reader(r)} |" for r in (*p.board, p.muck, p.deck)]
     out += ["", "| part | connection |", "|---|---|"]
     out += [f"| key `{k}` | {_gpio(pin)} to GND |" for k, pin in p.keys.items()]
-    for d, what in ((p.blinds_display, "blinds display"), (p.shot_clock, "shot clock")):
+    if p.keypad is not None:
+        at = f"USB, {p.keypad.device}" if p.keypad.device else "mock (no device)"
+        out.append(f"| dealer keypad | {at}, key map `{p.keypad.map}` |")
+    for d, what in ((p.blinds_display, "blinds display"), (p.shot_clock, "shot clock"),
+                    (p.dealer_display, "dealer display")):
         where = (
             f"{d.bus} 0x{d.address:02X}"
             if d.address is not None
@@ -115,9 +120,11 @@ def bill_of_materials(p: Profile) -> dict[str, int]:
     for s in p.seats:
         if s.light.kind in ("led", "pwm_led"):
             bom[s.light.kind] += 1
-    for d in (p.blinds_display, p.shot_clock):
+    for d in (p.blinds_display, p.shot_clock, p.dealer_display):
         if d.kind != "mock":
             bom[d.kind] += 1
+    if p.keypad is not None and p.keypad.kind != "mock":
+        bom["keypad"] += 1
     if p.buzzer.kind != "mock":
         bom[p.buzzer.kind] += 1
     bom["key"] += len(p.keys)

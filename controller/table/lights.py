@@ -29,6 +29,8 @@ class Level:
     big_blind: int
     ante: int = 0
     seconds: int | None = None
+    small_bet: int = 0  # fixed limit: the bet preflop and on the flop (FL-2: set by the structure)
+    big_bet: int = 0  # fixed limit: the bet on the turn and the river
 
 
 def light_plan(*, seats: Iterable[int], turn: int | None = None, all_in: Iterable[int] = (),
