@@ -40,6 +40,7 @@ class DealerView:
     small_blind: int = 0
     big_blind: int = 0
     ante: int = 0
+    button: int | None = None  # the button placed for the first hand (BTN-1, BTN-4)
     prompt: PromptView | None = None
     prompts: int = 0  # how many are open
     shot_clock: str = ""  # the shot clock display's text ("" when dark)
@@ -48,6 +49,8 @@ class DealerView:
     deck_version: int | None = None  # the enrolled deck in play (None: none yet)
     deck_name: str | None = None
     decks: tuple[str, ...] = ()  # the saved decks the dealer may choose between hands
+    deck_count: str | None = None  # the count after a hand: "counted 37/52", cards by name
     enrolling: str | None = None  # during an enrolment: "12/52, next 5c"
     counting_all_in: bool = False
     paused: bool = False
+    chips: tuple[tuple[int, str], ...] = ()  # the chips in play, (value, colour), lowest first

@@ -255,9 +255,11 @@ class NewGame:
 
 @dataclass(frozen=True, slots=True)
 class BeginEnrolment:
-    """Read a new deck at the deck reader, card by card in ``order`` (2c 2d ... As)."""
+    """Read a new deck at the deck reader, card by card in ``order`` (2c 2d ... As), to
+    be saved as ``name`` (None: ``deck-<version>``; a saved deck's name enrols it again)."""
 
     order: Sequence[int] | None = None
+    name: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -25,7 +25,6 @@ import logging
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 
 from controller.clocks.errors import ClockError
 from controller.clocks.events import ClockEvent
@@ -51,6 +50,7 @@ from controller.events import (
     Irregularity,
     JournalEvent,
     Rejected,
+    SeatNodeBack,
 )
 from controller.rules.button import Positions
 from controller.rules.cards import Card
@@ -63,7 +63,7 @@ from . import intents as i
 from .base import CONTINUE, MISDEAL, WORD, Choice, Prompt, Stage, clip, nothing
 from .clock_panel import PanelStyle
 from .colour_up import ColourUp, ColourUpPorts, ColourUpSettings, OpenPrompt
-from .deck import DeckMap
+from .deck import DeckLibrary, DeckMap
 from .display import KEEP, Keep, TableDisplays
 from .hand_for_hand import HandForHand, bust_players
 from .hand_in_play import HandInPlay
@@ -114,7 +114,7 @@ class LiveTable:
         levels: Sequence[Level] = (),
         structure: Structure | None = None,
         deck: DeckMap | None = None,
-        deck_path: str | Path | None = None,
+        decks: DeckLibrary | None = None,
         profile: RulesProfile = LIVE_CASH,
         variant: Variant = Variant.NT,
         tournament: bool = False,
@@ -129,7 +129,8 @@ class LiveTable:
     ) -> None:
         """``shot_clock=None``: no shot clock (nor clock calls); ``extensions``: the
         players' time-bank extension chips; a tournament ``structure`` (levels, antes,
-        breaks: LEVEL-2) or plain ``levels`` (timed ones run on a level clock);
+        breaks: LEVEL-2) or plain ``levels`` (timed ones run on a level clock); ``decks``:
+        the saved decks (the one last in play is played unless ``deck`` is given);
         ``wall_clock`` (epoch seconds) and ``host_timeout_s`` for the level clock (see
         :mod:`controller.table.timing`)."""
         if structure is not None and levels:
@@ -170,13 +171,12 @@ class LiveTable:
             levels=tuple(levels) if structure is None else levels_of(structure),
             shot_clock=shot_clock, extensions=extensions, style=clock_style,
             structure=structure, wall_clock=wall_clock, host_timeout_s=host_timeout_s)
-        if deck is None and deck_path is not None and Path(deck_path).exists():
-            deck = DeckMap.load(Path(deck_path))
+        if deck is None and decks is not None:
+            deck = decks.in_play()
         self.seating = SeatsAndDeck(
             roster=self.roster, view=self.play, emit=self.emit, reject=self.play.reject,
-            tournament=tournament, extensions=extensions, snapshot=self.clocks.snapshot,
-            deck=deck, deck_path=Path(deck_path) if deck_path is not None else None,
-            beep=self._beep)
+            alerts=self.play, tournament=tournament, extensions=extensions,
+            snapshot=self.clocks.snapshot, deck=deck, decks=decks, beep=self._beep)
         self.hand_for_hand = HandForHand(view=self.play, emit=self.emit,
                                          reject=self.play.reject)
         self.lights = SeatLights(hardware.lights)
@@ -232,6 +232,7 @@ class LiveTable:
                 return True
             case i.SeatNodeBack(seat=seat):
                 play.drop_prompts("seat_node_offline", seat)
+                play.emit(SeatNodeBack(hand_no=play.hand_no, seat=seat))  # the floor clears it
                 self._lights_changed()
                 return True
             case i.Key(name=name):
@@ -264,10 +265,12 @@ class LiveTable:
                     return False
                 play.new_game()
                 return True
-            case i.BeginEnrolment(order=order):
-                return seating.begin_enrolment(order)
+            case i.BeginEnrolment(order=order, name=name):
+                return seating.begin_enrolment(order, name)
             case i.FinishEnrolment():
                 return seating.finish_enrolment()
+            case i.ChooseDeck(name=name):  # CARD-6: between hands
+                return seating.choose_deck(name)
             case i.SetHandForHand(on=on):
                 return self.hand_for_hand.set(on)
             case i.ReleaseHand():
@@ -351,8 +354,7 @@ class LiveTable:
         deck = self.seating.deck
         card = deck.card(uid) if deck is not None else None
         if card is None:  # never guessed: the dealer keys it in
-            self.emit(DeckReport(what="unknown_card", reader=clip(reader, WORD)))
-            self._beep()
+            self._not_of_this_deck(reader, uid)
             return
         was = self.where.get(uid)
         self.where[uid] = reader
@@ -371,6 +373,26 @@ class LiveTable:
             self.play.card("board", None, card)
         elif reader == self.muck_reader:
             self.play.card("muck", None, card)
+
+    def _not_of_this_deck(self, reader: str, uid: bytes) -> None:
+        """CARD-1: a tag the deck in play does not know. A card of another saved deck is
+        foreign: during a hand the dealer may call a misdeal (the card is named on the
+        dealer's screen only); any other tag is unknown."""
+        foreign = self.seating.foreign(uid)
+        if foreign is None:
+            self.emit(DeckReport(what="unknown_card", reader=clip(reader, WORD)))
+            self._beep()
+            return
+        name, card = foreign
+        self.emit(DeckReport(what="foreign_card", reader=clip(reader, WORD), name=name))
+        play = self.play
+        if play.stage not in (Stage.DEALING, Stage.PLAYING, Stage.SHOWDOWN):
+            self._beep()
+            return
+        play.prompt("foreign_card", f"a card of deck {name!r} was read at {reader}: it is "
+                    "not of the deck in play", "CARD-1", self.seat_reader.get(reader),
+                    [(Choice("continue", "take it out of play: the dealer puts it right"),
+                      nothing), play.misdeal_choice()], cards=(card,))
 
     def _two_readers(self, card: Card, was: str, reader: str) -> None:
         """CARD-1: one card cannot lie at two readers (an antenna overlap, a second deck)."""
@@ -404,7 +426,8 @@ class LiveTable:
         if self.seating.deck is None:
             return play.reject("no deck is enrolled: enrol one at the deck reader",
                                "CARD-1", "deal")
-        self.seating.finish_count()
+        if not self.seating.count_at_deal(self._deal):  # CARD-1: a short count stops it
+            return False
         try:  # LEVEL-1: the level in force at the deal key governs the hand
             number = self.clocks.hand_started() or self.clocks.level_no
         except ClockError as exc:
@@ -417,6 +440,8 @@ class LiveTable:
             stacks = {s.number: s.stack for s in self.roster.occupied()}
             antes = self.clocks.forced_bets(number, len(positions.dealt)) \
                 if self.tournament else {}  # ANTE-1: the structure's antes
+            if self.variant is Variant.FT:  # FL-2: the level sets the limit bets
+                antes = {**antes, "small_bet": level.small_bet, "big_bet": level.big_bet}
             config = positions.game_config(self.variant, stacks, level.small_blind,
                                            level.big_blind, rake=self.rake, **antes)
             hand = Hand(config, self.profile)

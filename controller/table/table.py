@@ -142,13 +142,18 @@ class Table(LiveTable):
         return DealerView(
             stage=self.play.stage, variant=str(self.variant), level=self.clocks.level_no,
             small_blind=level.small_blind, big_blind=level.big_blind,
-            ante=level.ante if self.tournament else 0, prompt=prompt, prompts=len(prompts),
+            ante=level.ante if self.tournament else 0, button=self.play.button,
+            prompt=prompt, prompts=len(prompts),
             shot_clock=self.hardware.shot_clock.frame.text,
             level_seconds_left=None if left is None else int(left),
             colour_up=None if race is None else race.next_prompt().text,
             deck_version=None if deck is None else deck.version,
+            deck_name=None if deck is None else deck.name,
+            decks=() if self.seating.decks is None else self.seating.decks.names(),
+            deck_count=self.seating.count_line(),
             enrolling=enrolling, counting_all_in=self.clocks.counting,
-            paused=self.clocks.paused)
+            paused=self.clocks.paused,
+            chips=tuple((d.value, d.colour) for d in self.colour_up.chip_set.denominations))
 
 
     def key(self, name: str) -> bool:
@@ -253,11 +258,15 @@ class Table(LiveTable):
     def new_game(self) -> bool:
         return self.submit(i.NewGame()).accepted
 
-    def begin_enrolment(self, order: Sequence[int] | None = None) -> bool:
-        return self.submit(i.BeginEnrolment(order)).accepted
+    def begin_enrolment(self, order: Sequence[int] | None = None,
+                        name: str | None = None) -> bool:
+        return self.submit(i.BeginEnrolment(order, name)).accepted
 
     def finish_enrolment(self) -> bool:
         return self.submit(i.FinishEnrolment()).accepted
+
+    def choose_deck(self, name: str) -> bool:
+        return self.submit(i.ChooseDeck(name)).accepted
 
     def set_hand_for_hand(self, on: bool) -> bool:
         return self.submit(i.SetHandForHand(on)).accepted

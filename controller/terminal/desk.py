@@ -156,7 +156,7 @@ class Desk:
             case Verb.ENROL:
                 if dealer.stage is Stage.ENROLLING:
                     return i.FinishEnrolment()
-                return i.BeginEnrolment()
+                return i.BeginEnrolment(name=c.name)  # None: deck-<version>
             case Verb.DECK:
                 if not c.name:
                     raise _Refused("name the saved deck to play with", "CARD-1")
@@ -178,6 +178,11 @@ class Desk:
                 raise _Refused(f"{c.bb:g} big blinds of {big} is not a whole number of "
                                "chips: key the amount in chips", None)
             return int(chips)
+        hand = state.hand
+        if (c.amount is None and c.verb is Verb.BET and hand is not None
+                and c.seat in (None, hand.to_act) and hand.min_raise_to is not None
+                and hand.min_raise_to == hand.max_raise_to):
+            return hand.min_raise_to  # one size allowed (fixed limit): BET alone bets it
         if c.amount is None or c.amount <= 0:
             raise _Refused(f"key the amount first, then {c.verb.upper()}", None)
         return c.amount

@@ -11,10 +11,11 @@ legal moves: a button for an illegal action is never drawn.
 
 from __future__ import annotations
 
+import textwrap
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from controller.events import PublicState
+from controller.events import ActionAccepted, BoardDealt, PublicState
 from controller.table.base import Stage
 from controller.table.dealer_view import DealerView, PromptView
 
@@ -35,6 +36,21 @@ class SeatLine:
     sitting_out: bool = False
     button: bool = False
     to_act: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class LogLine:
+    """One betting or showdown action of the hand in play, as the public log has it (no
+    hole card: a shown hand is public). ``index`` is its place in the hand's log, deals
+    counted (what a correction names); ``correctable``: a fold, check, call or bet."""
+
+    index: int
+    street: str  # preflop, flop, turn, river
+    seat: int
+    action: str  # fold, check, call, bet_raise, show, muck, kill
+    amount: int | None = None  # call: the chips put in; bet_raise: the total bet to
+    cards: tuple[str, ...] = ()  # a shown hand
+    correctable: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,23 +86,42 @@ class Screen:
     entry: str  # what is being keyed on the keypad
     message: str  # the last reply: done, or the refusal with its rule id
     accepted: bool | None  # of the last reply (None: nothing said yet)
+    pots: tuple[int, ...] = ()  # the main pot, then the side pots (bets in front not in them)
+    to_show: int | None = None  # the seat the showdown waits for (SHOW-2)
+    chips: tuple[tuple[int, str], ...] = ()  # the chips in play, (value, colour)
+    log: tuple[LogLine, ...] = ()  # the hand's actions, for a correction
+    deck_count: str | None = None  # the count after a hand, cards by name (CARD-1)
 
     def as_json(self) -> dict[str, Any]:
         return asdict(self)
 
     def lines(self, width: int = 21) -> tuple[str, ...]:
-        """Four lines for the keypad's small dealer display (128x64: 21 characters)."""
+        """Six lines for the keypad's small dealer display (128x64: 21 characters each):
+        what the table waits for; what may be keyed to it (the prompt's numbered choices,
+        the raise range, the saved decks' numbers); the level and shot clock; the entry
+        being keyed; the last reply, its rule id first, over two lines."""
+        context = ""
         if self.prompt is not None:
             head = f"! {self.prompt.rule or ''} {self.prompt.kind}".strip()
+            context = " ".join(f"{n} {c.key.replace('_', ' ')}"
+                               for n, c in enumerate(self.prompt.choices, start=1))
         elif self.to_act is not None:
-            head = f"S{self.to_act} call {self.to_call}"
-            if self.min_raise_to is not None:
-                head += f" min {self.min_raise_to}"
+            head = f"S{self.to_act} call {self.to_call} pot {self.pot_total}"
+            context = ("no raise" if self.min_raise_to is None else
+                       f"raise {self.min_raise_to}-{self.max_raise_to}")
         else:
             head = f"#{self.hand_no} {self.stage}"
+            if self.enrolling:
+                context = f"deck {self.enrolling}"
+            elif self.colour_up:
+                context = self.colour_up
+            elif self.decks and self.stage == "idle":
+                context = " ".join(f"{n} {d}" for n, d in enumerate(self.decks, start=1))
         clock = f" {self.shot_clock}" if self.shot_clock else ""
         status = f"L{self.level} {self.small_blind}/{self.big_blind}{clock}"
-        return tuple(line[:width] for line in (head, status, f"> {self.entry}", self.message))
+        message = textwrap.wrap(self.message, width)[:2]
+        return tuple(line[:width] for line in
+                     (head, context, status, f"> {self.entry}", *message))
 
 
 def turn_of(state: PublicState, dealer: DealerView) -> str:
@@ -126,6 +161,25 @@ def offered(state: PublicState, dealer: DealerView) -> tuple[Verb, ...]:
     return tuple(verbs)
 
 
+_STREETS = ("preflop", "flop", "turn", "river")
+
+
+def hand_log(state: PublicState) -> tuple[LogLine, ...]:
+    """The actions of the hand in play, each with its place in the log and its seat."""
+    lines: list[LogLine] = []
+    boards, street = 0, _STREETS[0]
+    for index, step in enumerate(state.hand_log):
+        if isinstance(step, BoardDealt):
+            boards += 1
+            street = step.street or _STREETS[min(boards, 3)]
+        elif isinstance(step, ActionAccepted) and step.player < len(state.hand_seats):
+            lines.append(LogLine(
+                index=index, street=street,
+                seat=state.hand_seats[step.player], action=step.action, amount=step.amount,
+                cards=step.cards, correctable=step.action in _BETTING))
+    return tuple(lines)
+
+
 def build(state: PublicState, dealer: DealerView, *, entry: str = "",
           reply: Reply | None = None) -> Screen:
     """The screen for ``state`` (the journal's) and ``dealer`` (the table's)."""
@@ -142,7 +196,7 @@ def build(state: PublicState, dealer: DealerView, *, entry: str = "",
             bet=p.bet if p is not None else 0, in_hand=p is not None,
             folded=p is not None and (p.folded or p.mucked),
             all_in=p is not None and p.all_in, sitting_out=view.sitting_out,
-            button=layout is not None and layout.button == view.seat,
+            button=view.seat == (layout.button if layout is not None else dealer.button),
             to_act=hand is not None and hand.to_act == view.seat))
     in_hand = stakes is not None and state.hand_in_progress
     return Screen(
@@ -162,6 +216,10 @@ def build(state: PublicState, dealer: DealerView, *, entry: str = "",
         prompt=dealer.prompt, shot_clock=dealer.shot_clock,
         level_seconds_left=dealer.level_seconds_left, colour_up=dealer.colour_up,
         deck_version=dealer.deck_version, deck_name=dealer.deck_name, decks=dealer.decks,
+        deck_count=dealer.deck_count,
         enrolling=dealer.enrolling, paused=dealer.paused, entry=entry,
         message=reply.line if reply is not None else "",
-        accepted=reply.accepted if reply is not None else None)
+        accepted=reply.accepted if reply is not None else None,
+        pots=tuple(p.amount for p in hand.pots) if hand is not None else (),
+        to_show=hand.next_to_show if hand is not None else None,
+        chips=dealer.chips, log=hand_log(state))
