@@ -5,6 +5,12 @@ table (real hardware, or the virtual dealer and bots) in one asyncio TaskGroup.
     python -m controller.app table run --profile virtual --table T1 --db t1.db --autoplay 50
     pitboss table run --profile virtual --table T3 --db t3.db --autoplay 0 --tournament \\
         --structure hexapro --multiplier 2 --speed 60
+    pitboss table run --profile tournament-10 --table T1 --db t1.db --backend mock \\
+        --seat-ports /tmp/seats      # the seat nodes of `pitboss hardware simulate`
+
+A live table (no ``--autoplay``) opens its profile's seat-node ports first and keeps them
+open (:func:`open_hardware`, ``controller.devices.seatlines``): a node unplugged and
+plugged back is offline, then back, without a restart.
 
 A cash virtual table seats its own bots and plays ``--autoplay N`` hands (0: forever). A
 tournament table (``--tournament``) starts empty: the host's director seats, removes and
@@ -26,7 +32,8 @@ import logging
 import os
 import random
 import sys
-from collections.abc import Callable, Mapping, Sequence
+import time
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -40,14 +47,24 @@ from controller.app import (
 from controller.clocks.shot_clock import ShotClockConfig
 from controller.clocks.structure import Structure, load_structure, preset
 from controller.devices.backends import open_devices
+from controller.devices.errors import DeviceAbsentError
 from controller.devices.profile import load_profile
+from controller.devices.seatlines import SeatLines
 from controller.devices.table_hardware import TableHardware
-from controller.events import CloseTable, Command, JournalEvent, JsonScalar, PlayerSeated
+from controller.events import (
+    CloseTable,
+    Command,
+    JournalEvent,
+    JsonScalar,
+    PlayerSeated,
+    PublicState,
+)
 from controller.rules.config import LIVE_CASH, LIVE_TOURNAMENT
 from controller.sync.commands import CommandDesk
 from controller.sync.journal import Journal
 from controller.sync.link import LinkSettings, TableLink
 from controller.sync.outbox import Outbox
+from controller.table import intents
 from controller.table.lights import Level
 from controller.table.table import Table
 from controller.table.virtual import VirtualTable
@@ -85,6 +102,15 @@ class RunOptions:
     mqtt_ca: str | None = None
     mqtt_cert: str | None = None
     mqtt_key: str | None = None
+    # a live table (no autoplay): the device backend (None: the profile's; "mock" runs a
+    # real profile's Pi-attached parts as mocks, its seat nodes still on their serial
+    # lines), and a directory holding the seat-node ports instead of where the profile
+    # says (/dev/pitboss-seat3 -> DIR/pitboss-seat3: `pitboss hardware simulate`)
+    backend: str | None = None
+    seat_ports: str | None = None
+    # called with the live table and its sink once the table is built and restored
+    # (tests and tools attach a dealer's terminal: controller.app.open_desk)
+    table_ready: Callable[[Table, TableJournal], None] | None = None
 
 
 class WakingCommands:
@@ -116,8 +142,54 @@ def load_structure_option(name: str, multiplier: float | None = None) -> Structu
     return preset(name, multiplier=multiplier)
 
 
-def _hardware(profile_name: str) -> TableHardware:
-    return open_devices(load_profile(profile_name))  # on the backend the profile names
+# ============================================================================ the hardware
+@contextlib.asynccontextmanager
+async def open_hardware(profile_name: str, *, backend: str | None = None,
+                        seat_ports: str | Path | None = None) -> AsyncIterator[TableHardware]:
+    """A live table's hardware, in real time: the profile's seat-node ports are opened
+    first (each supervised: a node unplugged and plugged back comes back by itself; a
+    wrong port or permission is one line), then its parts are built on ``backend`` (the
+    profile's own by default) over them; everything is closed on exit."""
+    profile = load_profile(profile_name)
+    lines = SeatLines(profile, directory=seat_ports)
+    if not lines.lines:
+        if seat_ports is not None:
+            raise DeviceAbsentError(f"--seat-ports {seat_ports}: profile {profile.name} has "
+                                    "no seat nodes; leave the option out")
+        hardware = open_devices(profile, backend=backend, clock=time.monotonic)
+        try:
+            yield hardware
+        finally:
+            hardware.close()
+        return
+    async with lines:
+        await report_seat_nodes(lines)
+        hardware = open_devices(profile, backend=backend, clock=time.monotonic,
+                                seat_link=lines)
+        try:
+            yield hardware
+        finally:
+            hardware.close()
+
+
+def seat_nodes_back(table: Table, hardware: TableHardware, state: PublicState) -> None:
+    """Seat nodes the journal had offline when the controller stopped and that answer now
+    are back: journaled, so the floor stops showing them (a node still silent was just
+    reported offline again by the hardware)."""
+    for seat in state.seat_nodes_offline:
+        if seat not in hardware.offline_seats:
+            table.submit(intents.SeatNodeBack(seat))
+
+
+async def report_seat_nodes(lines: SeatLines) -> None:
+    """Wait for the seat nodes' hello (a node that does not answer is reported offline),
+    then print which are online and their firmware, e.g. ``SEATNODES online=10/10``."""
+    await lines.heard()
+    online, offline = lines.online(), lines.offline()
+    firmware = sorted({".".join(map(str, v)) for v in lines.firmware.values()})
+    print(f"SEATNODES online={len(online)}/{len(lines.nodes())} "
+          f"offline={','.join(map(str, offline)) or '-'} "
+          f"firmware={','.join(firmware) or '-'}", flush=True)
 
 
 async def _autoplay(vt: VirtualTable, outbox: Outbox, hands: int) -> None:
@@ -192,7 +264,11 @@ async def run_table(profile_name: str, *, site: str, table_id: str, broker: str,
                   else ShotClockConfig(action_s=options.shot_clock_s))
     try:
         recover(journal)
-        async with Outbox(journal) as outbox:
+        async with contextlib.AsyncExitStack() as devices, Outbox(journal) as outbox:
+            hardware = None
+            if options.autoplay is None:
+                hardware = await devices.enter_async_context(open_hardware(
+                    profile_name, backend=options.backend, seat_ports=options.seat_ports))
             sink = TableJournal(outbox)
             vt: VirtualTable | None = None
             with sink.muted():
@@ -206,7 +282,8 @@ async def run_table(profile_name: str, *, site: str, table_id: str, broker: str,
                                       slow=options.slow)
                     table = vt.table
                 else:
-                    table = Table(_hardware(profile_name), sink=sink,
+                    assert hardware is not None
+                    table = Table(hardware, sink=sink,
                                   levels=() if options.structure else options.levels,
                                   structure=options.structure, profile=rules,
                                   tournament=options.tournament,
@@ -217,6 +294,10 @@ async def run_table(profile_name: str, *, site: str, table_id: str, broker: str,
                 outbox.record_now([
                     PlayerSeated(seat=s.number, player=s.player, stack=s.stack)
                     for s in table.roster.occupied() if s.player])
+            if hardware is not None:
+                seat_nodes_back(table, hardware, journal.state)
+            if options.table_ready is not None:
+                options.table_ready(table, sink)
             commands = WakingCommands(TableCommands(table, sink))
             desk = CommandDesk(outbox, commands)
             settings = LinkSettings(site=site, host=host or "127.0.0.1",
@@ -303,6 +384,15 @@ def build_parser() -> argparse.ArgumentParser:
                        help="CA certificate: connect with TLS and verify the broker")
     login.add_argument("--mqtt-cert", default=None, help="client certificate (optional)")
     login.add_argument("--mqtt-key", default=None, help="client key (optional)")
+    live = run.add_argument_group("a live table's hardware (without --autoplay)")
+    live.add_argument("--backend", default=None, metavar="NAME",
+                      help="the device backend (default: the profile's); 'mock' runs a real "
+                           "profile's Pi-attached readers, keys and displays as mocks while "
+                           "its seat nodes stay on their serial lines")
+    live.add_argument("--seat-ports", default=None, metavar="DIR",
+                      help="open the seat-node ports in DIR instead of where the profile "
+                           "says (/dev/pitboss-seat3 -> DIR/pitboss-seat3): the simulated "
+                           "nodes of 'pitboss hardware simulate PROFILE --dir DIR'")
     run.add_argument("--log", default="WARNING")
     return parser
 
@@ -338,7 +428,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                          shot_clock_s=args.shot_clock,
                          mqtt_user=args.mqtt_user, mqtt_password=password,
                          mqtt_ca=args.mqtt_ca, mqtt_cert=args.mqtt_cert,
-                         mqtt_key=args.mqtt_key)
+                         mqtt_key=args.mqtt_key, backend=args.backend,
+                         seat_ports=args.seat_ports)
     try:
         return asyncio.run(run_table(args.profile, site=args.site, table_id=args.table,
                                      broker=args.broker, db_path=args.db, options=options))

@@ -59,6 +59,7 @@ from controller.events import (
     Rejected,
     Resumed,
     SatOut,
+    SeatNodeBack,
     SeatPresence,
     ShotClockReport,
     StackAdjusted,
@@ -95,7 +96,7 @@ LOG_ONLY: Final = (HoleDealt, ActionAccepted, CardBurned, ActionsUndone, ActionC
                    PenaltyServed, SeatPresence, PlayerCheckedIn, ShotClockReport,
                    HandReleased, DeckReport, Rejected, ColourUpStarted, ChipsCounted,
                    RaceCardDealt, RaceDealtAgain, RaceChipsAwarded, ColourUpStepUndone,
-                   ColourUpCancelled)
+                   ColourUpCancelled, SeatNodeBack)
 #: events that end the hand in progress
 HAND_OVER: Final = (HandEnded, HandVoided, MisdealDeclared)
 
@@ -185,7 +186,7 @@ def apply_event(session: Session, table: PokerTable, message: EventMessage, seq:
                 | PlayerCheckedIn() | ShotClockReport() | HandReleased() | DeckReport() \
                 | Rejected() | ColourUpStarted() | ChipsCounted() | RaceCardDealt() \
                 | RaceDealtAgain() | RaceChipsAwarded() | ColourUpStepUndone() \
-                | ColourUpCancelled():
+                | ColourUpCancelled() | SeatNodeBack():
             pass  # LOG_ONLY: the event log already holds what the floor keeps of these
         case _:
             assert_never(event)

@@ -584,7 +584,7 @@ def _log_step(cursor: _Cursor, seq: int, message: EventMessage) -> None:
 #: of the hand in play (the engine's view) and of the table; the hand's log and the clocks'
 #: snapshot stay in the store (GET /api/v1/tables/{id}, ``reported``)
 STATE_FIELDS: Final = frozenset({"hand_no", "hand_in_progress", "level", "paused",
-                                 "clock_on_seat", "stakes", "hand"})
+                                 "clock_on_seat", "stakes", "hand", "seat_nodes_offline"})
 
 
 def state_item(message: StateMessage) -> FeedItem:

@@ -156,8 +156,13 @@ class CardWatch:
         self.clock = clock
         self.poll_s = poll_s
         self.spin_s = spin_s
+        # a reader that reports only stable reads (a seat node debounces on the node:
+        # ``debounced = True``) takes no second stable time here; its departures keep
+        # ``gone_s``, so a moment's silence on its line is not a card lifted
         self.debouncers = {
-            name: CardDebouncer(name, clock, stable_s, gone_s) for name in self.readers
+            name: CardDebouncer(name, clock, 0.0 if getattr(r, "debounced", False)
+                                else stable_s, gone_s)
+            for name, r in self.readers.items()
         }
         self._push = {name: isinstance(r, PushReader) for name, r in self.readers.items()}
         self._polled = not all(self._push.values())

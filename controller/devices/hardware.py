@@ -38,6 +38,7 @@ from .interfaces import (
     Buzzer,
     CardReader,
     Clock,
+    DealerDisplay,
     DealerKeys,
     SeatLight,
     SeatNodeLink,
@@ -50,6 +51,7 @@ from .stand_ins import (
     MockCardReader,
     MockSeatLight,
     mock_blinds_display,
+    mock_dealer_display,
     mock_shot_clock,
 )
 from .table_hardware import TableHardware
@@ -149,9 +151,9 @@ class RealBackend:
         if self.seat_link is None:
             raise SeatLinkMissingError(
                 f"{what} is on seat node {node} at {port}, but no seat-node link was opened "
-                "for it (pitboss does not open seat-node ports yet): use a profile with its "
-                "readers on the Pi, or --profile virtual; in code, pass seat_link= to "
-                "open_devices"
+                "for it: run it with `pitboss table run`, which opens the profile's seat-node "
+                "ports; in code, open them with controller.devices.seatlines.SeatLines and "
+                "pass it as seat_link= to open_devices"
             )
         return self.seat_link
 
@@ -223,6 +225,21 @@ class RealBackend:
             return LumaBlindsDisplay(_luma_open("blinds display", bus, open_ssd1306))
         return mock_blinds_display()
 
+    def dealer_display(self, spec: DisplaySpec) -> DealerDisplay:
+        """The dealer's display beside the keypad: an SSD1306 on I2C, or a stand-in."""
+        from .displays import LumaDealerDisplay
+
+        if spec.kind == "ssd1306":
+            serial = _luma("luma.core.interface.serial", "dealer display")
+            oled = _luma("luma.oled.device", "dealer display")
+            bus, address = spec.bus or "i2c1", spec.address
+
+            def open_ssd1306() -> Any:
+                return oled.ssd1306(serial.i2c(port=pins.i2c_device(bus), address=address))
+
+            return LumaDealerDisplay(_luma_open("dealer display", bus, open_ssd1306))
+        return mock_dealer_display()
+
     def shot_clock(self, spec: DisplaySpec) -> ShotClockDisplay:
         from .displays import HT16K33ShotClock, SevenSegmentShotClock
 
@@ -261,6 +278,7 @@ class RealBackend:
             "lights": {s.number: self.light(s.number, s.light) for s in profile.seats},
             "blinds": self.blinds(profile.blinds_display),
             "shot_clock": self.shot_clock(profile.shot_clock),
+            "dealer_display": self.dealer_display(profile.dealer_display),
             "buzzer": self.buzzer(profile.buzzer),
             "seat_link": self.seat_link,
         }

@@ -21,7 +21,7 @@ from typing import Any
 
 from gpiozero.pins.mock import MockFactory, MockPin, MockPWMPin
 
-from .displays import LumaBlindsDisplay, LumaShotClock
+from .displays import LumaBlindsDisplay, LumaDealerDisplay, LumaShotClock
 from .errors import UnknownDeviceError
 from .events import DeviceEvent
 from .hardware import RealBackend
@@ -43,6 +43,7 @@ from .stand_ins import (
     MockCardReader,
     MockSeatLight,
     mock_blinds_display,
+    mock_dealer_display,
     mock_shot_clock,
 )
 from .table_hardware import TableHardware
@@ -118,16 +119,25 @@ class MockBackend(RealBackend):
     def __init__(
         self, *, pin_factory: MockFactory | None = None, seat_link: SeatNodeLink | None = None
     ) -> None:
+        """Given a ``seat_link`` (real seat-node lines: ``seatlines.SeatLines``), a
+        profile's ``seatnode`` readers and rings are the real ones over it, and only the
+        Pi's own parts are mocks (``pitboss table run --backend mock``); without one they
+        are mocks too, driven through a ``MockSeatNodeLink``."""
+        self.seat_nodes_real = seat_link is not None
         super().__init__(
             pin_factory=pin_factory or MockFactory(pin_class=MockPWMPin),
             seat_link=seat_link or MockSeatNodeLink(),
         )
 
     def reader(self, spec: ReaderSpec) -> CardReader:
+        if spec.kind == "seatnode" and self.seat_nodes_real:
+            return super().reader(spec)
         return MockCardReader(spec.name, multi_tag=spec.multi_tag)
 
     def light(self, seat: int, spec: LightSpec) -> SeatLight:
-        if spec.kind in ("led", "pwm_led"):
+        if spec.kind in ("led", "pwm_led") or (
+            spec.kind == "seatnode_ring" and self.seat_nodes_real
+        ):
             return super().light(seat, spec)
         return MockSeatLight()
 
@@ -136,6 +146,9 @@ class MockBackend(RealBackend):
 
     def shot_clock(self, spec: DisplaySpec) -> LumaShotClock:
         return mock_shot_clock()
+
+    def dealer_display(self, spec: DisplaySpec) -> LumaDealerDisplay:
+        return mock_dealer_display()
 
     def build(self, profile: Profile, clock: Clock | None = None) -> MockTable:
         """A ``MockTable`` over this backend's parts (on a new ``VirtualClock`` by default)."""
@@ -246,8 +259,10 @@ class MockTable(TableHardware):
         assert played == list(patterns), f"buzzer played {[p.name for p in played]}"
 
     def frame(self, display: str) -> Any:
-        """The last image a display showed (a PIL image), ``blinds`` or ``shot_clock``."""
-        device = {"blinds": self.blinds, "shot_clock": self.shot_clock}[display]
+        """The last image a display showed (a PIL image), ``blinds``, ``shot_clock`` or
+        ``dealer``."""
+        device = {"blinds": self.blinds, "shot_clock": self.shot_clock,
+                  "dealer": self.dealer_display}[display]
         return device.device.image  # type: ignore[attr-defined]
 
     def save_frame(self, display: str, path: str | Path) -> Path:

@@ -15,6 +15,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import enum
+import errno
 import logging
 import time
 from collections.abc import AsyncIterator, Callable
@@ -190,6 +191,8 @@ class SeatNodeLink:
         self._events: asyncio.Queue[SeatLinkEvent] = asyncio.Queue(maxsize=EVENT_BACKLOG)
         self.events_dropped = 0
         self._tasks: list[asyncio.Task[None]] = []
+        self._read_task: asyncio.Task[None] | None = None
+        self.line_error: str | None = None  # why the line closed, if it failed
         self._listeners: list[Listener] = []
         self._status_listeners: list[Callable[[int, bool], None]] = []
 
@@ -210,19 +213,29 @@ class SeatNodeLink:
         """Say hello to the node and start reading (and ticking, unless ``tick_s`` is None)."""
         self.endpoint.send(L.T_HELLO, L.hello_body(self.boot_id, L.CONTROLLER_SEAT, self.version))
         self.tick()
-        self._tasks.append(asyncio.create_task(self._read_loop(), name="seatlink-read"))
+        self._read_task = asyncio.create_task(self._read_loop(), name="seatlink-read")
+        self._tasks.append(self._read_task)
         if self._tick_s is not None:
             self._tasks.append(asyncio.create_task(self._tick_loop(), name="seatlink-tick"))
 
     async def aclose(self) -> None:
         for task in self._tasks:
             task.cancel()
-        for task in self._tasks:
-            with contextlib.suppress(asyncio.CancelledError):
-                await task
+        await asyncio.gather(*self._tasks, return_exceptions=True)
         self._tasks.clear()
         with contextlib.suppress(Exception):
             self._writer.close()
+
+    async def wait_closed(self) -> None:
+        """Return when the line has closed: the port vanished or failed (``line_error``
+        says how), or the other end hung up. The node is offline by then."""
+        if self._read_task is not None:
+            await asyncio.gather(self._read_task, return_exceptions=True)
+
+    @property
+    def closed(self) -> bool:
+        """The line has closed (see :meth:`wait_closed`)."""
+        return self._read_task is not None and self._read_task.done()
 
     @property
     def stats(self) -> dict[str, int]:
@@ -310,12 +323,12 @@ class SeatNodeLink:
         self.endpoint.poll(now)
         self._write_out()
         if self.online and not self.endpoint.peer_alive(now, self.offline_after_ms):
-            self._go_offline()
+            self._go_offline("no heartbeat")
 
-    def _go_offline(self) -> None:
+    def _go_offline(self, why: str, level: int = logging.WARNING) -> None:
         self.online = False
         if self.seat is not None:
-            log.warning("seat node %d offline (no heartbeat)", self.seat)
+            log.log(level, "seat node %d offline (%s)", self.seat, why)
             self._emit(NodeOffline(self.seat))
 
     def _write_out(self) -> None:
@@ -370,6 +383,13 @@ class SeatNodeLink:
         if self.seat is not None and seat != self.seat:
             log.warning("seat node on this line changed seat id %d -> %d", self.seat, seat)
             self._present.clear()
+        elif rebooted and self._present and self.seat is not None:
+            # the node restarted and forgot its reads: it announces again what it still
+            # reads, so what it had said before may have been lifted in between
+            old, self._present = self._present, {}
+            for index, uid in old.items():
+                name = self.reader_name(seat, index, index == self._player_reader)
+                self._emit(CardLeft(name, uid))
         self.seat = seat
         self.firmware = firmware
         self._node_boot = boot
@@ -383,21 +403,26 @@ class SeatNodeLink:
             self._send_ring(command, left)
 
     async def _read_loop(self) -> None:
-        while True:
-            data = await self._reader.read(4096)
-            if not data:
-                if self.online:
-                    self._go_offline()
-                return
-            self.feed(data)
-            await self._writer.drain()
+        why = "its line closed"
+        try:
+            while True:
+                data = await self._reader.read(4096)
+                if not data:
+                    break
+                self.feed(data)
+                await self._writer.drain()
+        except OSError as exc:  # serial.SerialException is one: the port vanished or failed
+            self.line_error = why = " ".join(str(exc).split()) or type(exc).__name__
+        if self.online:  # whoever opened the line says it is lost (seatlines: a warning)
+            self._go_offline(why, logging.INFO)
 
     async def _tick_loop(self) -> None:
         assert self._tick_s is not None
-        while True:
-            await asyncio.sleep(self._tick_s)
-            self.tick()
-            await self._writer.drain()
+        with contextlib.suppress(OSError):  # the line failed: the read loop says so
+            while not self.closed:
+                await asyncio.sleep(self._tick_s)
+                self.tick()
+                await self._writer.drain()
 
 
 class SeatNodeLinks:
@@ -446,8 +471,30 @@ class SeatNodeLinks:
             link.set_light(node, state)
 
 
+#: where hardware/README.md tells how seat-node ports get their names and permissions
+PORTS_HELP = "hardware/README.md, seat nodes"
+
+
+def port_problem(port: str, exc: OSError) -> str:
+    """One line: why seat-node port ``port`` did not open, and the fix."""
+    code = exc.errno  # pyserial's SerialException carries the open's errno
+    if code == errno.ENOENT:
+        return (f"seat-node port {port} does not exist: plug the node in, or check its udev "
+                f"rule and the profile's port ({PORTS_HELP})")
+    if code in (errno.EACCES, errno.EPERM):
+        return (f"no permission to open seat-node port {port}: add this user to the dialout "
+                "group (sudo usermod -aG dialout $USER, then log in again) or give the port "
+                f'GROUP="dialout" in its udev rule ({PORTS_HELP})')
+    if code == errno.EBUSY:
+        return (f"seat-node port {port} is busy: another program holds it (is a second "
+                "controller or a serial terminal running?)")
+    detail = " ".join(str(exc).split())
+    return f"cannot open seat-node port {port}: {detail} (is it a serial port?)"
+
+
 async def open_seat_link(port: str, *, baudrate: int = 115200, **kwargs: Any) -> SeatNodeLink:
-    """A ``SeatNodeLink`` on serial port ``port`` (e.g. ``/dev/ttyACM0``); not started."""
+    """A ``SeatNodeLink`` on serial port ``port`` (e.g. ``/dev/ttyACM0``); not started.
+    A port that does not open is a ``DeviceAbsentError`` whose one line says the fix."""
     try:
         import serial_asyncio_fast
     except ImportError:
@@ -459,5 +506,5 @@ async def open_seat_link(port: str, *, baudrate: int = 115200, **kwargs: Any) ->
             url=port, baudrate=baudrate
         )
     except OSError as exc:  # serial.SerialException is an OSError
-        raise DeviceAbsentError(f"cannot open seat node port {port}: {exc}") from None
+        raise DeviceAbsentError(port_problem(port, exc)) from None
     return SeatNodeLink(reader, writer, **kwargs)

@@ -15,6 +15,10 @@ class SeatNodeReader:
     """One seat node's hole-card or player-card antenna. A push reader: the link says when."""
 
     multi_tag = True
+    # the node reports a card once it has read it stably (firmware/debounce.py): the Pi's
+    # CardWatch adds no stable time of its own (DESIGN budget: card placed at a node ->
+    # display, p99 <= 5 ms beyond the node's own read cycle)
+    debounced = True
 
     def __init__(self, name: str, link: SeatNodeLink, node: int, slot: str) -> None:
         self.name = name

@@ -123,3 +123,6 @@ class PublicState(Frozen):
     game: GameSetup | None = None  # the hand in progress's game setup (its replay's config)
     stakes: Stakes | None = None  # the blinds and antes in force (of the last hand started)
     hand: PublicHand | None = None  # the hand in progress as the engine sees it
+    # seats whose node was reported offline (irregularity "seat_node_offline") and is not
+    # back yet (seat_node_back): the floor shows them on the table's card
+    seat_nodes_offline: tuple[SeatNo, ...] = ()

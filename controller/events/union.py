@@ -58,6 +58,7 @@ from .hand import (
     PotAwarded,
     SecretEvent,
 )
+from .nodes import SeatNodeBack
 from .refusal import Rejected
 from .seats import (
     CameBack,
@@ -80,6 +81,8 @@ PublicEvent = (
     # the seats
     | PlayerSeated | PlayerRemoved | PlayerMoved | PlayerBusted | SatOut | CameBack
     | PenaltyServed | StackAdjusted | SeatPresence | PlayerCheckedIn
+    # the seat nodes (one offline is an Irregularity, the dealer's prompt)
+    | SeatNodeBack
     # the clocks
     | Paused | Resumed | LevelSet | ClockCalled | ClockSynced | BreakStarted | BreakEnded
     | ShotClockReport

@@ -136,7 +136,11 @@ async function loadTables() {
 // arrived while it was being read is newer, so it wins.
 function adopt(table, since) {
   const report = state.reported.get(table.id);
-  if (report && report.at > since) Object.assign(table, { hand: report.hand, stakes: report.stakes });
+  table.seat_nodes_offline = (table.reported && table.reported.seat_nodes_offline) || [];
+  if (report && report.at > since) {
+    Object.assign(table, { hand: report.hand, stakes: report.stakes,
+      seat_nodes_offline: report.nodesOffline });
+  }
   state.tables.set(table.id, table);
 }
 
@@ -145,10 +149,14 @@ function takeReport(item) {
   if (last && item.seq < last.seq) return; // an older state than the one shown
   state.reports += 1;
   const report = { at: state.reports, seq: item.seq, hand: item.state.hand,
-    stakes: item.state.stakes, handNo: item.state.hand_no };
+    stakes: item.state.stakes, handNo: item.state.hand_no,
+    nodesOffline: item.state.seat_nodes_offline || [] };
   state.reported.set(item.table, report);
   const table = state.tables.get(item.table);
-  if (table) Object.assign(table, { hand: report.hand, stakes: report.stakes });
+  if (table) {
+    Object.assign(table, { hand: report.hand, stakes: report.stakes,
+      seat_nodes_offline: report.nodesOffline });
+  }
   else refreshTable(item.table);
   scheduleRender();
 }
@@ -160,6 +168,18 @@ function noteHappening(tableId, ev) {
   } else if (ev.kind === "action" || ev.kind === "board") {
     state.happened.set(tableId, ev);
   }
+}
+
+// A seat node lost or back (controller/events/nodes.py): shown at once from the feed; the
+// table's next state (its seat_nodes_offline) confirms it.
+function noteSeatNode(tableId, ev) {
+  const table = state.tables.get(tableId);
+  if (!table) return;
+  const down = new Set(table.seat_nodes_offline || []);
+  if (ev.kind === "irregularity" && ev.what === "seat_node_offline" && ev.seat) down.add(ev.seat);
+  else if (ev.kind === "seat_node_back") down.delete(ev.seat);
+  else return;
+  table.seat_nodes_offline = [...down].sort((a, b) => a - b);
 }
 
 function refreshTable(tableId) {
@@ -223,6 +243,7 @@ function onFeed(item) {
     refreshTable(item.table);
   } else if (item.type === "event") {
     noteHappening(item.table, item.event);
+    noteSeatNode(item.table, item.event);
     if (REFRESHING_EVENTS.has(item.event.kind) || !state.tables.has(item.table)) {
       refreshTable(item.table);
     }
@@ -267,6 +288,10 @@ function shortBy(table, most) {
 function badges(table, short) {
   const out = [];
   if (!table.online) out.push(h("span", { class: "badge offline" }, "OFFLINE"));
+  for (const seat of table.seat_nodes_offline || []) {
+    out.push(h("span", { class: "badge node-offline", title: "the seat node is not answering: "
+      + "its cards are not read; the dealer keys them in" }, `SEAT ${seat} NODE OFFLINE`));
+  }
   if (table.closed) out.push(h("span", { class: "badge closed" }, "CLOSED"));
   if (table.paused) out.push(h("span", { class: "badge paused" }, "PAUSED"));
   if (table.hand_for_hand) out.push(h("span", { class: "badge h4h" }, "HAND-FOR-HAND"));

@@ -80,7 +80,7 @@ def test_a_new_state_goes_to_the_feed_once(bridge: Bridge) -> None:
     first = take(bridge, wire.state(state))
     assert [(i["type"], i["state"]["hand"]["to_act"]) for i in first] == [("state", 3)]
     assert set(first[0]["state"]) == {"hand_no", "hand_in_progress", "level", "paused",
-                                      "clock_on_seat", "stakes", "hand"}
+                                      "clock_on_seat", "stakes", "hand", "seat_nodes_offline"}
     assert take(bridge, wire.state(state)) == []  # the retained copy again: nothing new
     called = fold(state, ActionAccepted(hand_no=1, player=0, action="call", amount=75))
     again = take(bridge, wire.state(called))

@@ -168,8 +168,9 @@ def test_tournament_10_without_a_seat_node_link_says_what_to_run_instead() -> No
         open_devices(load_profile("tournament-10"))
     assert str(err.value) == (
         "reader seat1 is on seat node 1 at /dev/pitboss-seat1, but no seat-node link was "
-        "opened for it (pitboss does not open seat-node ports yet): use a profile with its "
-        "readers on the Pi, or --profile virtual; in code, pass seat_link= to open_devices"
+        "opened for it: run it with `pitboss table run`, which opens the profile's seat-node "
+        "ports; in code, open them with controller.devices.seatlines.SeatLines and pass it "
+        "as seat_link= to open_devices"
     )
 
 

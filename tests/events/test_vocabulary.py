@@ -69,7 +69,6 @@ DASHBOARD_IGNORES: dict[str, str] = {
     "hand_shown": "the hand's PHH (hands page) shows what was tabled",
     "pot_awarded": "hand_ended carries the stacks after the hand",
     "misdeal": "the redeal's hand_started follows",
-    "irregularity": "the dealer resolves it at the table",
     "stack_adjusted": "its stored item reloads the table's seats",
     "presence": "the floor page shows seats, not who is standing by them",
     "checked_in": "the floor page shows seats, not check-ins",
@@ -231,6 +230,10 @@ def dealer_at_the_table(tmp: Path) -> Played:
         assert hand is not None
         assert t.submit(i.Correct(len(hand.log) - 1, Fold(2), "the button had folded"))
         dealer.place("seat3", bytes(7))  # a card the deck map does not know
+        hw.drive_node_status(5, online=False)  # seat 5's node is unplugged: the prompt
+        dealer.step()
+        hw.drive_node_status(5, online=True)  # and plugged back: seat_node_back
+        dealer.step()
     return parcels(tmp / "dealer.db", "dealer")
 
 
