@@ -63,6 +63,13 @@ COMMANDS: dict[str, Job | Group] = {
     "hardware": Group("the physical table as data", {
         "wiring": Job("controller.devices.wiring", "write or check the wiring tables in "
                       "hardware/README.md"),
+        "keycaps": Job("controller.terminal.keymap", "write or check the dealer keypad's "
+                       "keycap legend in hardware/README.md"),
+        "check": Job("controller.hardware_check", "commission a table: each reader's read "
+                     "rate, each key, light and display, the seat nodes' firmware; a report"),
+        "simulate": Job("tests.firmware.simnodes", "a profile's seat nodes simulated: the "
+                        "real firmware on MicroPython, on pseudo-terminals (from a source "
+                        "checkout)", passes_prog=True),
     }),
     "bench": Group("the benchmarks (from a source checkout with the test extra)", {
         "engine": _bench("engine", "hands/s against PokerKit, 7-card evaluations/s against "
@@ -78,6 +85,8 @@ COMMANDS: dict[str, Job | Group] = {
         "devices": _bench("devices", "card placed -> CardArrived latency, device layer "
                           "memory"),
         "start": _bench("start", "controller cold start to ready, new journal and restart"),
+        "seatsim": _bench("seatsim", "card placed at a simulated seat node (the real firmware "
+                          "on MicroPython) -> table display updated, beside the node's cycle"),
     }),
 }
 
@@ -96,7 +105,7 @@ EXTRA_MODULES: dict[str, frozenset[str]] = {
 }
 # the extra each command needs, named first when a module it misses is in that extra
 COMMAND_EXTRA = {"table": "table", "bridge": "bridge", "demo": "demo",
-                 "firmware deploy": "table", "bench": "test"}
+                 "firmware deploy": "table", "hardware check": "table", "bench": "test"}
 INCLUDES = {"demo": ("table", "bridge", "demo"), "test": tuple(EXTRA_MODULES)}
 
 
@@ -225,12 +234,12 @@ def _run(name: str, job: Job, argv: list[str]) -> int:
     import importlib
 
     if job.module.startswith("tests."):
-        # Benchmarks compare against test-only peers (PokerKit, treys...) and live with the
+        # Benchmarks compare against test-only peers (PokerKit, treys...) and the seat-node
+        # simulator runs the firmware under the tests' MicroPython: both live with the
         # tests in a source checkout, not in the installed package.
         if not (CHECKOUT / "tests" / "benchmarks").is_dir():
-            raise UsageError(f"pitboss {name}: benchmarks run from a source checkout "
-                             "(tests/benchmarks): clone the repository and install it with "
-                             "its test extra")
+            raise UsageError(f"pitboss {name}: this runs from a source checkout (tests/): "
+                             "clone the repository and install it with its test extra")
         sys.path.insert(0, str(CHECKOUT))
     prog = f"pitboss {name}"
     module = importlib.import_module(job.module)

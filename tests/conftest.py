@@ -13,6 +13,8 @@ from tests.sync.conftest import MOSQUITTO, Mosquitto
 
 SHARED = Path(__file__).resolve().parents[2] / "shared"
 
+pytest_plugins = ("tests.hil",)  # `pytest --hil PROFILE`: the contract suite on a real table
+
 
 @pytest.fixture(scope="session")
 def shared_dir() -> Path:

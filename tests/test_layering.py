@@ -35,7 +35,8 @@ ROOMS: dict[str, tuple[str, ...]] = {
 }
 # the wiring at the top may import every room (DESIGN.md: app.py, table_runner.py, cli.py)
 WIRING = ("controller.app", "controller.table_runner", "controller.cli",
-          "controller.replay_command", "controller.firmware_deploy", "controller.phh_files")
+          "controller.replay_command", "controller.firmware_deploy", "controller.phh_files",
+          "controller.hardware_check")
 
 
 def module_name(path: Path) -> str:
