@@ -58,7 +58,7 @@ from controller.terminal.desk import Desk
 log = logging.getLogger("pitboss.app")
 
 CRASH_VOID = "the controller restarted during the hand (CRASH-1)"
-DEFAULT_LEVELS = (Level(50, 100),)
+DEFAULT_LEVELS = (Level(50, 100, small_bet=100, big_bet=200),)  # the limit bets: FL-2
 
 
 # ============================================================================ events

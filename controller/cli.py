@@ -251,8 +251,11 @@ def _run(name: str, job: Job, argv: list[str]) -> int:
 def _known_error(name: str, exc: BaseException) -> str | None:
     """The one line for an error the user can act on; None for a bug."""
     from controller.devices.errors import DeviceError, ProfileError
+    from controller.terminal.tablet import TabletError
 
-    if isinstance(exc, DeviceError | ProfileError):
+    if isinstance(exc, BaseExceptionGroup) and len(exc.exceptions) == 1:
+        return _known_error(name, exc.exceptions[0])  # one task of a TaskGroup failed
+    if isinstance(exc, DeviceError | ProfileError | TabletError):
         return _one_line(exc)
     if isinstance(exc, ModuleNotFoundError) and exc.name:
         extra = missing_extra(name, exc.name)

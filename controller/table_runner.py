@@ -41,6 +41,7 @@ from controller.app import (
     DEFAULT_LEVELS,
     TableCommands,
     TableJournal,
+    open_desk,
     recover,
     restore,
 )
@@ -59,18 +60,25 @@ from controller.events import (
     PlayerSeated,
     PublicState,
 )
-from controller.rules.config import LIVE_CASH, LIVE_TOURNAMENT
+from controller.rules.config import LIVE_CASH, LIVE_TOURNAMENT, Variant
 from controller.sync.commands import CommandDesk
 from controller.sync.journal import Journal
 from controller.sync.link import LinkSettings, TableLink
 from controller.sync.outbox import Outbox
 from controller.table import intents
+from controller.table.deck import DeckLibrary
 from controller.table.lights import Level
 from controller.table.table import Table
 from controller.table.virtual import VirtualTable
+from controller.terminal.desk import Desk
+from controller.terminal.keymap import load_keymap
+from controller.terminal.keypad import run_dealer_display, run_keypad
+from controller.terminal.tablet import serve_tablet, tablet_token
 
 log = logging.getLogger("pitboss.app")
 
+DEFAULT_TABLET = "0.0.0.0:8080"  # the Pi's kiosk browser and tablets on the table's network
+GAMES = {"nlhe": Variant.NT, "plo": Variant.PO, "flhe": Variant.FT}  # --game
 IDLE_WAKE_S = 0.1  # a tournament table with no hand to deal looks again at least this often
 CLOSE_LINGER_S = 3.0  # a closed table waits at most this long for the host's last acks
 
@@ -111,6 +119,13 @@ class RunOptions:
     # called with the live table and its sink once the table is built and restored
     # (tests and tools attach a dealer's terminal: controller.app.open_desk)
     table_ready: Callable[[Table, TableJournal], None] | None = None
+    # a live table's dealer's terminal and deck: the tablet page's address (None: not
+    # served), the file holding its token (None: beside the journal), the saved decks'
+    # directory (None: ``decks`` beside the journal), and the game dealt
+    tablet: str | None = None  # the command line serves it by default (DEFAULT_TABLET)
+    tablet_token_file: str | None = None
+    decks: str | None = None
+    game: Variant = Variant.NT
 
 
 class WakingCommands:
@@ -283,10 +298,13 @@ async def run_table(profile_name: str, *, site: str, table_id: str, broker: str,
                     table = vt.table
                 else:
                     assert hardware is not None
+                    decks = Path(options.decks) if options.decks is not None \
+                        else Path(db_path).resolve().parent / "decks"
                     table = Table(hardware, sink=sink,
                                   levels=() if options.structure else options.levels,
                                   structure=options.structure, profile=rules,
-                                  tournament=options.tournament,
+                                  tournament=options.tournament, variant=options.game,
+                                  decks=DeckLibrary(decks),
                                   shot_clock=shot_clock or ShotClockConfig())
             if journal.state.seats or options.tournament:
                 restore(table, journal.state, sink)
@@ -304,17 +322,19 @@ async def run_table(profile_name: str, *, site: str, table_id: str, broker: str,
                                     port=int(port or 1883), username=options.mqtt_user,
                                     password=options.mqtt_password, tls_ca=options.mqtt_ca,
                                     tls_cert=options.mqtt_cert, tls_key=options.mqtt_key)
+            terminal = None if vt is not None else open_desk(table, sink)
             async with TableLink(settings, outbox, desk):
                 if options.ready is not None:
                     options.ready(journal, outbox)
-                await _play(table, outbox, options, vt, commands)
+                await _play(table, outbox, options, vt, commands, terminal, db_path)
     finally:
         journal.close()
     return 0
 
 
 async def _play(table: Table, outbox: Outbox, options: RunOptions,
-                vt: VirtualTable | None, commands: WakingCommands) -> None:
+                vt: VirtualTable | None, commands: WakingCommands, terminal: Desk | None,
+                db_path: str | Path) -> None:
     async with asyncio.TaskGroup() as tg:
         watch = tg.create_task(_until_closed(outbox), name="table-closed")
         if vt is not None:
@@ -326,13 +346,48 @@ async def _play(table: Table, outbox: Outbox, options: RunOptions,
                 watch.cancel()
         else:
             hardware = table.hardware
-            devices = tg.create_task(hardware.run(), name="hardware")
-            live = tg.create_task(table.run(), name="table")
+            tasks = [tg.create_task(hardware.run(), name="hardware"),
+                     tg.create_task(table.run(), name="table")]
+            if terminal is not None:
+                tasks += _dealers_terminal(tg, terminal, table, options, db_path)
             await watch
-            devices.cancel()
-            live.cancel()
+            for task in tasks:
+                task.cancel()
     if outbox.state.closed:
         await _handed_over(outbox)
+
+
+def _dealers_terminal(tg: asyncio.TaskGroup, desk: Desk, table: Table, options: RunOptions,
+                      db_path: str | Path) -> list[asyncio.Task[None]]:
+    """The dealer's terminal of a live table: the keypad the profile names (evdev), the
+    dealer's display, and the tablet page (``--tablet``), each a task of the table's
+    group; the desk redraws after every device event too (an enrolment's reads)."""
+    table.input_watchers.append(desk.changed)
+    hardware = table.hardware
+    assert isinstance(hardware, TableHardware)  # a live table's, from open_hardware
+    profile = hardware.profile
+    tasks = []
+    if hardware.dealer_display is not None:
+        tasks.append(tg.create_task(run_dealer_display(desk, hardware.dealer_display),
+                                    name="dealer-display"))
+    pad = profile.keypad  # on the mock backend the Pi's own parts are mocks: no keypad
+    mocked = (options.backend or profile.backend) == "mock"
+    if pad is not None and pad.kind == "evdev" and pad.device is not None and not mocked:
+        tasks.append(tg.create_task(run_keypad(desk, pad.device, load_keymap(pad.map),
+                                               profile=profile.source), name="keypad"))
+    if options.tablet is not None:
+        host, _, port = options.tablet.rpartition(":")
+        token_file = Path(options.tablet_token_file or f"{db_path}.tablet-token")
+        token = tablet_token(token_file)
+        shown = "127.0.0.1" if host in ("", "0.0.0.0") else host
+
+        def ready(bound: int) -> None:
+            print(f"TABLET http://{shown}:{bound}/ token={token_file}", flush=True)
+
+        tasks.append(tg.create_task(serve_tablet(desk, host=host or "0.0.0.0",
+                                                 port=int(port), token=token, ready=ready),
+                                    name="tablet"))
+    return tasks
 
 
 def _print_ready(journal: Journal, outbox: Outbox) -> None:
@@ -393,6 +448,19 @@ def build_parser() -> argparse.ArgumentParser:
                       help="open the seat-node ports in DIR instead of where the profile "
                            "says (/dev/pitboss-seat3 -> DIR/pitboss-seat3): the simulated "
                            "nodes of 'pitboss hardware simulate PROFILE --dir DIR'")
+    terminal = run.add_argument_group("a live table's dealer's terminal and decks")
+    terminal.add_argument("--tablet", default=DEFAULT_TABLET, metavar="HOST:PORT",
+                          help="serve the dealer's tablet page there (default %(default)s; "
+                               "port 0: any free port; 'off': not served)")
+    terminal.add_argument("--tablet-token-file", default=None, metavar="FILE",
+                          help="the tablet's sign-in token (made on first use, mode 0600; "
+                               "default: beside the journal, DB.tablet-token)")
+    terminal.add_argument("--decks", default=None, metavar="DIR",
+                          help="the saved decks (default: 'decks' beside the journal)")
+    terminal.add_argument("--game", choices=sorted(GAMES), default="nlhe",
+                          help="the game dealt: no-limit hold'em (default), pot-limit "
+                               "Omaha, fixed-limit hold'em (its bets: the big blind and "
+                               "twice it, FL-2)")
     run.add_argument("--log", default="WARNING")
     return parser
 
@@ -429,7 +497,15 @@ def main(argv: Sequence[str] | None = None) -> int:
                          mqtt_user=args.mqtt_user, mqtt_password=password,
                          mqtt_ca=args.mqtt_ca, mqtt_cert=args.mqtt_cert,
                          mqtt_key=args.mqtt_key, backend=args.backend,
-                         seat_ports=args.seat_ports)
+                         seat_ports=args.seat_ports,
+                         tablet=None if args.tablet == "off" else args.tablet,
+                         tablet_token_file=args.tablet_token_file, decks=args.decks,
+                         game=GAMES[args.game])
+    if options.tablet is not None:
+        _, colon, port = options.tablet.rpartition(":")
+        if not colon or not port.isdigit() or int(port) > 65535:
+            parser.error(f"--tablet {args.tablet}: give HOST:PORT (e.g. 0.0.0.0:8080), "
+                         "or 'off'")
     try:
         return asyncio.run(run_table(args.profile, site=args.site, table_id=args.table,
                                      broker=args.broker, db_path=args.db, options=options))

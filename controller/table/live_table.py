@@ -156,6 +156,7 @@ class LiveTable:
         self._depth = 0  # intents under way (the displays follow the outermost)
         self._quiet = False  # pump(): one refresh after the whole batch
         self._outcomes: list[Outcome] = []  # the intents under way, innermost last
+        self.input_watchers: list[Callable[[], None]] = []  # told after each device event
         self.play = HandInPlay(
             journal=self.emit, beep=self._beep, roster=self.roster, profile=profile,
             variant=variant, tournament=tournament,
@@ -519,6 +520,8 @@ class LiveTable:
     async def _consume(self) -> None:
         async for event in self.hardware.events():
             self.handle(event)
+            for watcher in self.input_watchers:  # the dealer's terminal redraws (a read
+                watcher()  # in an enrolment or a count journals nothing)
 
     async def _ticker(self, tick_s: float) -> None:
         while True:

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import re
 import shutil
 import subprocess
@@ -27,6 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import httpx
 from fastapi.testclient import TestClient
 
 from controller.app import TableJournal, open_desk
@@ -36,6 +38,7 @@ from controller.events import DeckReport, HandEnded, HandShown, HandStarted, Pub
 from controller.rules.cards import DECK, Card
 from controller.sync.messages import EventMessage, parse_message
 from controller.table.base import Stage
+from controller.table.deck import DeckLibrary
 from controller.table.table import Table
 from controller.table_runner import RunOptions, run_table
 from controller.terminal.desk import Desk
@@ -48,7 +51,7 @@ from tests.bridge.tablesim import SITE
 from tests.firmware.simnodes import PACKAGE, SimulatorProcess
 from tests.needs import missing
 from tests.sync.conftest import ROOT, Mosquitto
-from tests.table.conftest import UIDS
+from tests.table.conftest import DECKMAP, UIDS
 from tests.terminal.fakes import FakeInputs, FakeKeypad
 
 GUARD = 60.0  # seconds before a stuck wait fails (not a budget: a shared, loaded machine)
@@ -322,6 +325,8 @@ def test_done_when_simulate_then_table_run_boots_ready_with_ten_nodes_seen_by_th
         tmp_path: Path, mosquitto: Mosquitto) -> None:
     need_simulator()
     ports = tmp_path / "ports"
+    decks = tmp_path / "decks"  # the house's deck, enrolled before (CARD-1)
+    DeckLibrary(decks).save(dataclasses.replace(DECKMAP, name="house-red"))
     app = create_app(make_settings(tmp_path, mqtt_port=mosquitto.port), connect=True)
     simulate = subprocess.Popen(
         [sys.executable, "-m", "controller.cli", "hardware", "simulate", "tournament-10",
@@ -342,7 +347,8 @@ def test_done_when_simulate_then_table_run_boots_ready_with_ten_nodes_seen_by_th
                 [sys.executable, "-m", "controller.cli", "table", "run", "--profile",
                  "tournament-10", "--backend", "mock", "--seat-ports", str(ports),
                  "--table", "T1", "--db", str(tmp_path / "t1.db"), "--site", SITE,
-                 "--broker", f"127.0.0.1:{mosquitto.port}"], cwd=ROOT, text=True,
+                 "--broker", f"127.0.0.1:{mosquitto.port}", "--tablet", "127.0.0.1:0",
+                 "--decks", str(decks)], cwd=ROOT, text=True,
                 stdout=subprocess.PIPE, stderr=subprocess.PIPE)
             assert table.stdout is not None
             first = table.stdout.readline()
@@ -357,6 +363,11 @@ def test_done_when_simulate_then_table_run_boots_ready_with_ten_nodes_seen_by_th
                 assert time.monotonic() < deadline, "the bridge never saw table T1 online"
                 time.sleep(0.05)
             assert seen.json()["reported"]["seat_nodes_offline"] == []
+            said = table.stdout.readline()
+            tablet = re.match(r"TABLET (http://\S+) token=(\S+)$", said)
+            assert tablet is not None, f"the table did not serve its tablet page: {said!r}"
+            play_a_hand_from_the_tablet(floor, simulate.stdin, tablet[1],
+                                        Path(tablet[2]).read_text().strip())
     finally:
         if simulate.stdin is not None and simulate.poll() is None:
             with contextlib.suppress(OSError):
@@ -370,3 +381,57 @@ def test_done_when_simulate_then_table_run_boots_ready_with_ten_nodes_seen_by_th
                 except subprocess.TimeoutExpired:
                     proc.kill()
                     proc.wait()
+
+
+def play_a_hand_from_the_tablet(floor: TestClient, sim: Any, url: str, token: str) -> None:
+    """The dealer at the running table's tablet (its HTTP API, as the page calls it): the
+    saved deck chosen, the button placed, the hand dealt from cards placed at the
+    simulated seat nodes, two folds; the bridge stores the hand."""
+    for seat, player in PLAYERS.items():  # the floor seats the players (its command route)
+        reply = floor.post("/api/v1/tables/T1/commands", headers=auth(Role.FLOOR), json={
+            "command": {"name": "seat_player", "seat": seat, "player": player,
+                        "stack": STACK}})
+        assert reply.status_code == 200 and reply.json()["status"] == "ok", reply.text
+    with httpx.Client(base_url=url, headers={"Authorization": f"Bearer {token}"},
+                      timeout=GUARD) as tablet:
+
+        def tap(verb: str, **fields: Any) -> dict[str, Any]:
+            turn = tablet.get("/api/screen").json()["turn"]
+            answer = tablet.post("/api/command", json={"verb": verb, "turn": turn, **fields})
+            assert answer.status_code == 200, answer.text
+            body: dict[str, Any] = answer.json()
+            return body
+
+        def screen_until(check: Callable[[dict[str, Any]], bool], what: str) -> None:
+            deadline = time.monotonic() + GUARD
+            while not check(tablet.get("/api/screen").json()):
+                assert time.monotonic() < deadline, f"the tablet never showed {what}"
+                time.sleep(0.02)
+
+        assert tablet.get("/api/screen", headers={"Authorization": "Bearer wrong"}
+                          ).status_code == 401
+        screen_until(lambda s: len(s["seats"]) == 3, "the three players seated")
+        assert tap("deck", name="house-red")["reply"]["accepted"]
+        assert tap("button", seat=2)["reply"]["accepted"]
+        assert tap("deal")["reply"]["accepted"]
+        for k in range(2):  # hole cards at the simulated nodes, clockwise from the SB
+            for seat, cards in {5: "AhKh", 9: "2c3d", 2: "9s9d"}.items():
+                tag = uid(cards[2 * k: 2 * k + 2])
+                sim.write(f"place {seat} {k} {tag.hex()}\n")
+                sim.flush()
+        screen_until(lambda s: s["to_act"] == 2, "the button to act")
+        below = tap("bet", amount=150)  # below the minimum raise: refused, nothing changes
+        assert below["reply"]["accepted"] is False and below["reply"]["rule"] == "BET-4"
+        assert tap("fold")["reply"]["accepted"]
+        assert tap("fold")["reply"]["accepted"]  # the small blind: the big blind wins
+        screen_until(lambda s: s["stage"] == "awarding", "the pot to push")
+        assert tap("deal")["reply"]["accepted"]  # the dealer pushes it (POT-2)
+        screen_until(lambda s: s["stage"] == "idle" and s["hand_no"] == 1, "the hand over")
+    deadline = time.monotonic() + GUARD
+    while True:  # the bridge stored the hand
+        hands = floor.get("/api/v1/tables/T1/hands", headers=auth(Role.VIEWER))
+        if hands.status_code == 200 and [(h["hand_no"], h["status"])
+                                         for h in hands.json()["data"]] == [(1, "ended")]:
+            break
+        assert time.monotonic() < deadline, "the bridge never stored the tablet's hand"
+        time.sleep(0.05)
