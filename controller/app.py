@@ -277,6 +277,8 @@ def restore(table: Table, state: PublicState, sink: TableJournal) -> None:
                 log.warning("the last layout cannot be restored: %s", exc.reason)
         table.restore(hand_no=state.hand_no, previous=positions, redeal=state.redeal,
                       level_no=None if state.clock is None else state.clock.level)
+        if state.button_placed is not None and positions is None:  # BTN-1/4, not yet dealt
+            table.submit(intents.PlaceButton(state.button_placed))
         while state.clock is None and table.level_no < min(state.level, len(table.levels)):
             table.next_level()
         at = state.colour_up_at_level

@@ -24,6 +24,7 @@ from controller.events import (
     BoardDealt,
     BreakEnded,
     BreakStarted,
+    ButtonPlaced,
     CameBack,
     CardBurned,
     ChipsCounted,
@@ -96,7 +97,7 @@ LOG_ONLY: Final = (HoleDealt, ActionAccepted, CardBurned, ActionsUndone, ActionC
                    PenaltyServed, SeatPresence, PlayerCheckedIn, ShotClockReport,
                    HandReleased, DeckReport, Rejected, ColourUpStarted, ChipsCounted,
                    RaceCardDealt, RaceDealtAgain, RaceChipsAwarded, ColourUpStepUndone,
-                   ColourUpCancelled, SeatNodeBack)
+                   ColourUpCancelled, SeatNodeBack, ButtonPlaced)
 #: events that end the hand in progress
 HAND_OVER: Final = (HandEnded, HandVoided, MisdealDeclared)
 
@@ -186,7 +187,7 @@ def apply_event(session: Session, table: PokerTable, message: EventMessage, seq:
                 | PlayerCheckedIn() | ShotClockReport() | HandReleased() | DeckReport() \
                 | Rejected() | ColourUpStarted() | ChipsCounted() | RaceCardDealt() \
                 | RaceDealtAgain() | RaceChipsAwarded() | ColourUpStepUndone() \
-                | ColourUpCancelled() | SeatNodeBack():
+                | ColourUpCancelled() | SeatNodeBack() | ButtonPlaced():
             pass  # LOG_ONLY: the event log already holds what the floor keeps of these
         case _:
             assert_never(event)

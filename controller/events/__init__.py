@@ -83,6 +83,7 @@ from .hand import (
 from .nodes import SEAT_NODE_OFFLINE, SeatNodeBack
 from .refusal import Rejected
 from .seats import (
+    ButtonPlaced,
     CameBack,
     PenaltyServed,
     PlayerBusted,
@@ -122,6 +123,7 @@ __all__ = [
     "BreakEnded",
     "BreakStarted",
     "BurnedCard",
+    "ButtonPlaced",
     "CallClock",
     "CameBack",
     "CardBurned",

@@ -53,6 +53,14 @@ class PlayerBusted(Change):
     hand_no: HandNo | None = None
 
 
+class ButtonPlaced(Change):
+    """Where the button starts, before the table's first hand: the dealer's draw (BTN-4)
+    or a random player in cash (BTN-1). The first hand is dealt from it."""
+
+    kind: Literal["button_placed"] = "button_placed"
+    seat: SeatNo
+
+
 class SatOut(Change):
     """The player at ``seat`` sits out from the next hand."""
 

@@ -126,3 +126,4 @@ class PublicState(Frozen):
     # seats whose node was reported offline (irregularity "seat_node_offline") and is not
     # back yet (seat_node_back): the floor shows them on the table's card
     seat_nodes_offline: tuple[SeatNo, ...] = ()
+    button_placed: SeatNo | None = None  # before the first hand: where it starts

@@ -61,6 +61,7 @@ from .hand import (
 from .nodes import SeatNodeBack
 from .refusal import Rejected
 from .seats import (
+    ButtonPlaced,
     CameBack,
     PenaltyServed,
     PlayerBusted,
@@ -79,7 +80,7 @@ PublicEvent = (
     | ActionCorrected | ActionHeld | HandShown | PotAwarded | HandEnded | HandVoided
     | MisdealDeclared | Irregularity
     # the seats
-    | PlayerSeated | PlayerRemoved | PlayerMoved | PlayerBusted | SatOut | CameBack
+    | PlayerSeated | PlayerRemoved | PlayerMoved | PlayerBusted | ButtonPlaced | SatOut | CameBack
     | PenaltyServed | StackAdjusted | SeatPresence | PlayerCheckedIn
     # the seat nodes (one offline is an Irregularity, the dealer's prompt)
     | SeatNodeBack

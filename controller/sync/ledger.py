@@ -39,6 +39,7 @@ from controller.events import (
     BoardDealt,
     BreakEnded,
     BreakStarted,
+    ButtonPlaced,
     CallClock,
     CameBack,
     CardBurned,
@@ -191,7 +192,8 @@ def _start(state: PublicState, event: HandStarted) -> PublicState:
     return _with_log(state.model_copy(update={
         "hand_no": event.hand_no, "hand_in_progress": True, "hand_log": (),
         "start_stacks": event.stacks, "hand_seats": event.seats, "layout": layout,
-        "redeal": False, "game": game, "stakes": _stakes(event, game)}), ())
+        "redeal": False, "game": game, "stakes": _stakes(event, game),
+        "button_placed": None}), ())
 
 
 def _stakes(event: HandStarted, game: GameSetup) -> Stakes:
@@ -348,6 +350,8 @@ def fold(state: PublicState, event: PublicEvent) -> PublicState:
             return _unseat(state, event)
         case SatOut() | CameBack():
             return _seat_update(state, event, sitting_out=isinstance(event, SatOut))
+        case ButtonPlaced(seat=seat):  # BTN-1, BTN-4: the first hand is dealt from it
+            return state.model_copy(update={"button_placed": seat})
         case PenaltyServed(hands_left=left):  # PEN-4: hands still to serve
             return _seat_update(state, event, penalty_hands=left)
         case StackAdjusted():

@@ -40,7 +40,6 @@ class DealerView:
     small_blind: int = 0
     big_blind: int = 0
     ante: int = 0
-    button: int | None = None  # the button placed for the first hand (BTN-1, BTN-4)
     prompt: PromptView | None = None
     prompts: int = 0  # how many are open
     shot_clock: str = ""  # the shot clock display's text ("" when dark)

@@ -20,6 +20,7 @@ import re
 from collections.abc import Callable, Sequence
 
 from controller.events import (
+    ButtonPlaced,
     GameSetup,
     HandStarted,
     Irregularity,
@@ -253,6 +254,7 @@ class HandInPlay:
         if seat not in self.roster.seats:
             return self.reject(f"there is no seat {seat}", "BTN-1", "button")
         self.button = seat
+        self.emit(ButtonPlaced(seat=seat))
         return True
 
     def new_game(self) -> None:

@@ -142,8 +142,7 @@ class Table(LiveTable):
         return DealerView(
             stage=self.play.stage, variant=str(self.variant), level=self.clocks.level_no,
             small_blind=level.small_blind, big_blind=level.big_blind,
-            ante=level.ante if self.tournament else 0, button=self.play.button,
-            prompt=prompt, prompts=len(prompts),
+            ante=level.ante if self.tournament else 0, prompt=prompt, prompts=len(prompts),
             shot_clock=self.hardware.shot_clock.frame.text,
             level_seconds_left=None if left is None else int(left),
             colour_up=None if race is None else race.next_prompt().text,

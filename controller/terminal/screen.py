@@ -196,7 +196,7 @@ def build(state: PublicState, dealer: DealerView, *, entry: str = "",
             bet=p.bet if p is not None else 0, in_hand=p is not None,
             folded=p is not None and (p.folded or p.mucked),
             all_in=p is not None and p.all_in, sitting_out=view.sitting_out,
-            button=view.seat == (layout.button if layout is not None else dealer.button),
+            button=view.seat == (state.button_placed or (layout.button if layout else None)),
             to_act=hand is not None and hand.to_act == view.seat))
     in_hand = stakes is not None and state.hand_in_progress
     return Screen(

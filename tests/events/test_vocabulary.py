@@ -83,6 +83,7 @@ DASHBOARD_IGNORES: dict[str, str] = {
     "race_chips_awarded": "a colour-up step: its stack_adjusted reloads the table's seats",
     "colour_up_step_undone": "a colour-up step: its stack_adjusted reloads the table's seats",
     "colour_up_cancelled": "a colour-up called off changed no stack",
+    "button_placed": "the first hand's hand_started shows the button on the table's row",
 }
 
 S = Structure("vocabulary", (Lv(1, 100, 200, 0, 200, 600.0), Lv(2, 200, 400, 50, 400, 600.0),

@@ -217,3 +217,42 @@ def test_sync_clock_is_refused_on_a_cash_table_with_the_reason(tmp_path: Path) -
             journal.close()
 
     asyncio.run(run())
+
+
+def test_the_button_drawn_before_the_first_hand_is_journaled_and_survives_a_restart(
+        tmp_path: Path) -> None:
+    """BTN-4: the dealer's draw places the button before the first hand; it is journaled
+    (the floor and a restarted controller know it) and the first hand is dealt from it."""
+    db = tmp_path / "t1.db"
+
+    async def draw() -> None:
+        journal = Journal(db, table="t1")
+        try:
+            async with Outbox(journal) as outbox:
+                table, _ = table_on(TableJournal(outbox), W0, chips())
+                for seat in HANDS:
+                    table.take_seat(seat, f"player{seat}", 20_000)
+                assert table.set_button(3)
+                assert journal.state.button_placed == 3
+        finally:
+            journal.close()
+
+    asyncio.run(draw())
+
+    async def restart() -> None:
+        journal = Journal(db, table="t1")
+        try:
+            assert not recover(journal)  # no hand was under way
+            async with Outbox(journal) as outbox:
+                sink = TableJournal(outbox)
+                with sink.muted():
+                    table, hw = table_on(sink, W0, chips())
+                restore(table, journal.state, sink)
+                assert table.button == 3 and journal.state.button_placed == 3
+                Dealer(table, hw).press("deal")
+                assert table.positions is not None and table.positions.button == 3
+                assert journal.state.button_placed is None  # the hand's layout has it now
+        finally:
+            journal.close()
+
+    asyncio.run(restart())
