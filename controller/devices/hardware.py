@@ -102,6 +102,18 @@ def _luma_open(what: str, bus: str, make: Callable[[], Any], *, cs: int | None =
         ) from None
 
 
+def _ssd1306(what: str, spec: DisplaySpec) -> Any:
+    """An SSD1306 on I2C opened with luma (the blinds display, the dealer's display)."""
+    serial = _luma("luma.core.interface.serial", what)
+    oled = _luma("luma.oled.device", what)
+    bus, address = spec.bus or "i2c1", spec.address
+
+    def open_ssd1306() -> Any:
+        return oled.ssd1306(serial.i2c(port=pins.i2c_device(bus), address=address))
+
+    return _luma_open(what, bus, open_ssd1306)
+
+
 @contextlib.contextmanager
 def _naming(part: str) -> Iterator[None]:
     """A chip that does not answer, or answers wrongly, is named: which reader it is."""
@@ -215,14 +227,7 @@ class RealBackend:
         from .displays import LumaBlindsDisplay
 
         if spec.kind == "ssd1306":
-            serial = _luma("luma.core.interface.serial", "blinds display")
-            oled = _luma("luma.oled.device", "blinds display")
-            bus, address = spec.bus or "i2c1", spec.address
-
-            def open_ssd1306() -> Any:
-                return oled.ssd1306(serial.i2c(port=pins.i2c_device(bus), address=address))
-
-            return LumaBlindsDisplay(_luma_open("blinds display", bus, open_ssd1306))
+            return LumaBlindsDisplay(_ssd1306("blinds display", spec))
         return mock_blinds_display()
 
     def dealer_display(self, spec: DisplaySpec) -> DealerDisplay:
@@ -230,14 +235,7 @@ class RealBackend:
         from .displays import LumaDealerDisplay
 
         if spec.kind == "ssd1306":
-            serial = _luma("luma.core.interface.serial", "dealer display")
-            oled = _luma("luma.oled.device", "dealer display")
-            bus, address = spec.bus or "i2c1", spec.address
-
-            def open_ssd1306() -> Any:
-                return oled.ssd1306(serial.i2c(port=pins.i2c_device(bus), address=address))
-
-            return LumaDealerDisplay(_luma_open("dealer display", bus, open_ssd1306))
+            return LumaDealerDisplay(_ssd1306("dealer display", spec))
         return mock_dealer_display()
 
     def shot_clock(self, spec: DisplaySpec) -> ShotClockDisplay:

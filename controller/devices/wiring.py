@@ -12,6 +12,7 @@ from collections import Counter
 from pathlib import Path
 
 from . import pins
+from .generated import replace_section, write_or_check
 from .profile import PROFILE_DIR, load_profile, shipped_profiles
 from .sharing import gpio_users
 from .specs import LightSpec, Profile, ReaderSpec
@@ -138,12 +139,7 @@ def generated(profiles: list[Profile]) -> str:
 
 def render(readme_text: str, profiles: list[Profile]) -> str:
     """The README with its generated part replaced (appended if it has none yet)."""
-    block = generated(profiles)
-    if BEGIN in readme_text and END in readme_text:
-        head, rest = readme_text.split(BEGIN, 1)
-        tail = rest.split(END, 1)[1]
-        return head + block + tail
-    return readme_text.rstrip("\n") + "\n\n" + block + "\n"
+    return replace_section(readme_text, generated(profiles), BEGIN, END)
 
 
 def main(argv: list[str]) -> int:
@@ -156,23 +152,11 @@ def main(argv: list[str]) -> int:
     args = parser.parse_args(argv)
     profiles = [load_profile(path) for path in shipped_profiles()]
     current = args.readme.read_text(encoding="utf-8") if args.readme.exists() else ""
-    wanted = render(current, profiles)
-    if args.check:
-        if current != wanted:
-            print(
-                f"{args.readme} is stale: its wiring tables do not match the profiles. "
-                "Run `pitboss hardware wiring` (or `python -m controller.devices.wiring`).",
-                file=sys.stderr,
-            )
-            return 1
-        print(f"{args.readme} is current ({len(profiles)} profiles)")
-        return 0
-    if current != wanted:
-        args.readme.write_text(wanted, encoding="utf-8")
-        print(f"wrote {args.readme}")
-    else:
-        print(f"{args.readme} already current")
-    return 0
+    return write_or_check(
+        args.readme, render(current, profiles), check=args.check,
+        stale="its wiring tables do not match the profiles. Run `pitboss hardware wiring` "
+              "(or `python -m controller.devices.wiring`).",
+        current=f"{len(profiles)} profiles")
 
 
 if __name__ == "__main__":

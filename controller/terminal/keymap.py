@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from controller.devices.errors import ProfileError
+from controller.devices.generated import replace_section, write_or_check
 from controller.devices.keypad import key_code
 from controller.devices.profile import KEYMAP_DIR, PROFILE_DIR, shipped_keymaps
 
@@ -345,11 +346,7 @@ def generated(keymaps: Sequence[KeyMap]) -> str:
 
 def render(readme_text: str, keymaps: Sequence[KeyMap]) -> str:
     """The README with its generated legend replaced (appended if it has none yet)."""
-    block = generated(keymaps)
-    if BEGIN in readme_text and END in readme_text:
-        head, rest = readme_text.split(BEGIN, 1)
-        return head + block + rest.split(END, 1)[1]
-    return readme_text.rstrip("\n") + "\n\n" + block + "\n"
+    return replace_section(readme_text, generated(keymaps), BEGIN, END)
 
 
 def main(argv: list[str]) -> int:
@@ -362,20 +359,11 @@ def main(argv: list[str]) -> int:
     args = parser.parse_args(argv)
     keymaps = [load_keymap(path) for path in shipped_keymaps()]
     current = args.readme.read_text(encoding="utf-8") if args.readme.exists() else ""
-    wanted = render(current, keymaps)
-    if args.check:
-        if current != wanted:
-            print(f"{args.readme} is stale: its keycap legend does not match the key maps. "
-                  "Run `pitboss hardware keycaps`.", file=sys.stderr)
-            return 1
-        print(f"{args.readme} is current ({len(keymaps)} key maps)")
-        return 0
-    if current != wanted:
-        args.readme.write_text(wanted, encoding="utf-8")
-        print(f"wrote {args.readme}")
-    else:
-        print(f"{args.readme} already current")
-    return 0
+    return write_or_check(
+        args.readme, render(current, keymaps), check=args.check,
+        stale="its keycap legend does not match the key maps. Run `pitboss hardware "
+              "keycaps`.",
+        current=f"{len(keymaps)} key maps")
 
 
 if __name__ == "__main__":

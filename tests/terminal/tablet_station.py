@@ -20,10 +20,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
-from controller.app import TableJournal, open_desk
+from controller.app import open_desk
 from controller.devices.mock import MockTable
 from controller.devices.profile import load_profile
-from controller.events import JournalEvent, PublicState
+from controller.events import PublicState
 from controller.sync.journal import Journal
 from controller.sync.outbox import Outbox
 from controller.table.table import Table
@@ -33,24 +33,14 @@ from controller.terminal.tablet import serve_tablet, tablet_token
 from tests.needs import missing, need_module
 from tests.table.conftest import DECKMAP, Dealer
 
+from .rig import Recording
+
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
                  "--no-first-run", "--disable-background-networking",
                  "--disable-component-update", "--disable-sync"]
 WAIT_MS = 20_000  # an upper bound for a slow CI machine, not a budget
 E = TypeVar("E")
-
-
-class Recording(TableJournal):
-    """The table's journal sink, keeping the events for the test to read."""
-
-    def __init__(self, outbox: Outbox) -> None:
-        super().__init__(outbox)
-        self.events: list[JournalEvent] = []
-
-    def __call__(self, event: JournalEvent) -> None:
-        self.events.append(event)
-        super().__call__(event)
 
 
 @dataclass
