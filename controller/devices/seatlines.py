@@ -17,19 +17,25 @@ A line that opens but whose node never says hello is reported offline after
 over all the lines, so a backend builds ``SeatNodeReader``/``SeatNodeRing`` over it as over
 one link. While a node's line is down its readers keep the cards last heard (the cards
 did not move because a cable did); the node announces again what it reads when it is back.
+
+:class:`SeatLinesThread` runs the same lines on a loop of their own for a synchronous
+user (``pytest --hil``'s contract suite), with a seam (:class:`ThreadSeatLink`) that any
+thread may call.
 """
 
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import contextlib
 import logging
 import os
-from collections.abc import Awaitable, Callable, Mapping
+import threading
+from collections.abc import Awaitable, Callable, Coroutine, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import TracebackType
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar
 
 from .errors import DeviceError
 from .interfaces import LightState, Listener
@@ -37,6 +43,7 @@ from .seatlink import SeatNodeLink, open_seat_link, profile_reader_name
 from .specs import Profile
 
 log = logging.getLogger(__name__)
+T = TypeVar("T")
 
 BACKOFF_MIN_S = 0.1  # the first retry after a line is lost; doubled up to BACKOFF_MAX_S
 BACKOFF_MAX_S = 2.0
@@ -316,3 +323,147 @@ class SeatLines:
         link = self._by_node.get(node)
         if link is not None:
             link.set_light(node, state)
+
+
+# ============================================================================ from a thread
+CALL_TIMEOUT_S = 10.0  # a call carried to the lines' loop that takes longer: the loop is stuck
+
+
+class SeatLinesThread:
+    """:class:`SeatLines` on an asyncio loop in a thread of its own, for synchronous users:
+    the contract suite under ``pytest --hil`` (its tests block while a person places a card)
+    or a console tool. ``with`` it; it opens every line, waits for the nodes' hello, and
+    gives :meth:`seam` to ``open_devices(profile, seat_link=...)``.
+
+    Why a thread: the lines are asyncio (pyserial-asyncio-fast) and supervised by tasks
+    that must keep running while the caller blocks. The links' state and transports belong
+    to that loop, so every call into the lines from another thread is carried there
+    (``call_soon_threadsafe``) and waited for; the lines' listeners are called on the loop's
+    thread, which ``TableHardware`` (a deque and ``call_soon_threadsafe``) and ``CardWatch``
+    (a lock) are made for, as they are for gpiozero's threads."""
+
+    def __init__(
+        self,
+        profile: Profile,
+        *,
+        directory: str | Path | None = None,
+        hello_timeout_s: float = HELLO_TIMEOUT_S,
+        **options: Any,
+    ) -> None:
+        """``options`` go to :class:`SeatLines` (``opener``, ``link_options``...)."""
+        self.lines = SeatLines(profile, directory=directory, hello_timeout_s=hello_timeout_s,
+                               **options)
+        self.all_online = False  # every node said hello when the lines were opened
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._thread: threading.Thread | None = None
+
+    def __enter__(self) -> SeatLinesThread:
+        loop = self._loop = asyncio.new_event_loop()
+        self._thread = threading.Thread(target=loop.run_forever, name="seatlines", daemon=True)
+        self._thread.start()
+        try:
+            self.run(self.lines.open())
+            self.all_online = self.run(self.lines.heard())
+        except BaseException:
+            self._stop(opened=False)
+            raise
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self._stop(opened=True)
+
+    def _stop(self, *, opened: bool) -> None:
+        loop, thread = self._loop, self._thread
+        if loop is None or thread is None:
+            return
+        try:
+            if opened:
+                self.run(self.lines.aclose())
+        finally:
+            loop.call_soon_threadsafe(loop.stop)
+            thread.join(CALL_TIMEOUT_S)
+            if not thread.is_alive():
+                loop.close()
+            self._loop = self._thread = None
+
+    # ------------------------------------------------------------------ onto the loop
+    def run(self, coro: Coroutine[Any, Any, T], timeout_s: float | None = None) -> T:
+        """Run ``coro`` on the lines' loop and wait for its result (from another thread)."""
+        loop = self._loop
+        if loop is None:
+            coro.close()
+            raise RuntimeError("the seat-node lines are not open: use `with SeatLinesThread`")
+        return asyncio.run_coroutine_threadsafe(coro, loop).result(timeout_s)
+
+    def call(self, fn: Callable[..., T], *args: Any) -> T:
+        """``fn(*args)`` on the lines' loop (at once when called there), and its result."""
+        loop = self._loop
+        if loop is None:
+            raise RuntimeError("the seat-node lines are not open: use `with SeatLinesThread`")
+        if self._thread is threading.current_thread():
+            return fn(*args)
+        done: concurrent.futures.Future[T] = concurrent.futures.Future()
+
+        def there() -> None:
+            try:
+                done.set_result(fn(*args))
+            except BaseException as exc:  # handed to the caller's thread, raised there
+                done.set_exception(exc)
+
+        loop.call_soon_threadsafe(there)
+        return done.result(CALL_TIMEOUT_S)
+
+    def seam(self) -> ThreadSeatLink:
+        """A seat-link seam over the lines for one table's hardware, callable from any
+        thread; ``detach()`` it when that hardware is closed."""
+        return ThreadSeatLink(self)
+
+    def silent(self) -> list[tuple[int, str]]:
+        """The nodes not online now, each with the path of the port it should be on."""
+        online = set(self.call(self.lines.online))
+        return [(node, line.port.path) for line in self.lines.lines
+                for node in line.port.nodes if node not in online]
+
+
+class ThreadSeatLink:
+    """The device layer's ``SeatNodeLink`` seam over a :class:`SeatLinesThread`'s lines,
+    for a caller on another thread; the listeners it subscribes are dropped by
+    :meth:`detach`, so a closed table's hardware hears no more of the lines."""
+
+    def __init__(self, owner: SeatLinesThread) -> None:
+        self._owner = owner
+        self._undo: list[Callable[[], None]] = []
+
+    def tags(self, node: int, slot: str) -> frozenset[bytes]:
+        return self._owner.call(self._owner.lines.tags, node, slot)
+
+    def _kept(self, undo: Callable[[], None]) -> Callable[[], None]:
+        def unsubscribe() -> None:
+            if undo in self._undo:
+                self._undo.remove(undo)
+                with contextlib.suppress(ValueError):  # already gone
+                    self._owner.call(undo)
+
+        self._undo.append(undo)
+        return unsubscribe
+
+    def subscribe(self, listener: Listener) -> Callable[[], None]:
+        return self._kept(self._owner.call(self._owner.lines.subscribe, listener))
+
+    def subscribe_status(self, listener: Callable[[int, bool], None]) -> Callable[[], None]:
+        return self._kept(self._owner.call(self._owner.lines.subscribe_status, listener))
+
+    def set_light(self, node: int, state: LightState) -> None:
+        self._owner.call(self._owner.lines.set_light, node, state)
+
+    def detach(self) -> None:
+        """Drop every listener subscribed through this seam."""
+        for undo in list(self._undo):
+            self._undo.remove(undo)
+            with contextlib.suppress(ValueError):
+                self._owner.call(undo)

@@ -4,18 +4,25 @@ parts over each shipped profile on the mock backend. With ``--hil PROFILE`` the 
 tests run on the table the profile describes: the readers are one of each kind the
 profile has, the test cards' UIDs are learnt by reading them, and a ``person`` at the
 terminal places the cards, presses the keys and says what the lights and displays show.
-``--hil virtual`` is that run on the mock: the mock's hands do what the person would."""
+``--hil virtual`` is that run on the mock: the mock's hands do what the person would.
+
+A --hil table with seat nodes has its seat-node lines opened once for the session
+(``seatlines.SeatLinesThread``; ``--hil-seat-ports DIR`` for simulated nodes). Under
+``--hil-backend mock`` the Pi's own parts are mocks standing in for parts that are not
+there: a test of one is skipped, saying so; the seat nodes' tests run over their lines."""
 
 from __future__ import annotations
 
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from functools import partial
+from typing import NoReturn
 
 import pytest
 
 from controller.devices.backends import open_devices
-from controller.devices.commissioning_bench import key_where, reader_where
+from controller.devices.commissioning_bench import key_where, light_where, reader_where
 from controller.devices.debounce import CardWatch
 from controller.devices.errors import DeviceError
 from controller.devices.events import (
@@ -40,7 +47,8 @@ from controller.devices.mfrc522 import MFRC522
 from controller.devices.mock import MockCardReader, MockSeatNodeLink, MockTable, VirtualClock
 from controller.devices.pn532 import PN532
 from controller.devices.profile import load_profile
-from controller.devices.seatnodes import SeatNodeReader
+from controller.devices.seatlines import SeatLinesThread, ThreadSeatLink, seat_ports
+from controller.devices.seatnodes import SeatNodeReader, SeatNodeRing
 from controller.devices.specs import Profile
 
 from .conftest import Person
@@ -118,30 +126,123 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
         metafunc.parametrize("table", tables, indirect=True)
 
 
-def open_hil_table(profile_name: str) -> TableHardware:
-    """The --hil table; a table that cannot be opened fails the test in one line (a
-    person asked for this table: its absence is not a pass)."""
-    try:
-        return open_devices(load_profile(profile_name))
-    except DeviceError as exc:
-        why = str(exc)
-    pytest.fail(f"--hil {profile_name}: the table cannot be opened: {why}")
+class HilTable:
+    """The --hil table, opened for each test that needs it: the profile on its backend (or
+    ``--hil-backend``'s), over its seat-node lines, which are opened once for the session
+    (a ``SeatLinesThread``: the lines are asyncio, these tests block while a person acts).
+
+    A table that cannot be opened fails the test in one line (a person asked for this
+    table: its absence is not a pass); so do seat nodes that do not answer."""
+
+    def __init__(self, profile_name: str, backend: str | None, ports_dir: str | None) -> None:
+        self.name = profile_name
+        self.profile = load_profile(profile_name)
+        self.backend = backend
+        self.seat_ports = ports_dir
+        # mocks built in place of the profile's own parts: not the table's, so not tested
+        self.stand_ins = backend is not None and backend != self.profile.backend
+        self.paths = {p.port: p.path for p in seat_ports(self.profile, ports_dir)}
+        self.lines: SeatLinesThread | None = None
+        self._broken: str | None = None  # why the lines did not open (not retried)
+        self._seams: dict[int, ThreadSeatLink] = {}
+
+    def _fail(self, why: str) -> NoReturn:
+        pytest.fail(f"--hil {self.name}: the table cannot be opened: {why}")
+
+    def _open_lines(self) -> SeatLinesThread | None:
+        if self._broken is not None:
+            self._fail(self._broken)
+        if self.lines is not None or not self.paths:
+            return self.lines
+        try:
+            self.lines = SeatLinesThread(self.profile, directory=self.seat_ports).__enter__()
+        except DeviceError as exc:
+            self._broken = str(exc)
+            self._fail(self._broken)
+        silent = self.lines.silent()
+        if silent:
+            self._broken = ("seat node(s) " + ", ".join(f"{n} on {p}" for n, p in silent)
+                            + " did not answer: check their power, cable and firmware "
+                            f"(`pitboss hardware check {self.name}` names each)")
+            self._fail(self._broken)
+        return self.lines
+
+    def open(self) -> TableHardware:
+        if self.seat_ports is not None and not self.paths:
+            self._fail(f"--hil-seat-ports {self.seat_ports}: profile {self.profile.name} has "
+                       "no seat nodes; leave the option out")
+        lines = self._open_lines()
+        seam = None if lines is None else lines.seam()
+        try:
+            if seam is None:
+                hw = open_devices(self.profile, backend=self.backend)
+            else:  # in real time, as `pitboss table run` runs it
+                hw = open_devices(self.profile, backend=self.backend, clock=time.monotonic,
+                                  seat_link=seam)
+        except DeviceError as exc:
+            why = str(exc)
+            if seam is not None:  # the seat nodes opened; a part of the Pi's did not
+                seam.detach()
+                if self.backend is None:
+                    why += ("; on a bench with seat nodes only, --hil-backend mock tests "
+                            "them alone")
+            self._fail(why)
+        if seam is not None:
+            self._seams[id(hw)] = seam
+        return hw
+
+    def close(self, hw: TableHardware) -> None:
+        hw.close()
+        seam = self._seams.pop(id(hw), None)
+        if seam is not None:
+            seam.detach()  # the next test's table has the lines to itself
+
+    def stand_in(self, what: str) -> None:
+        """A mock is playing ``what``: under --hil-backend it stands in for a part that is
+        not there, and the test is skipped; on a mock profile (--hil virtual) it is the
+        dry run, and the mock's hands act."""
+        if self.stand_ins:
+            pytest.skip(f"{what}: a mock stands in for it under --hil-backend "
+                        f"{self.backend}, so it is not tested here; test it on the table, "
+                        "without --hil-backend")
+
+    def shut(self) -> None:
+        if self.lines is not None:
+            self.lines.__exit__(None, None, None)
+            self.lines = None
+
+
+@pytest.fixture(scope="session")
+def hil_table(hil_profile: str | None, hil_backend: str | None,
+              hil_seat_ports: str | None) -> Iterator[HilTable | None]:
+    if hil_profile is None:
+        yield None
+        return
+    table = HilTable(hil_profile, hil_backend, hil_seat_ports)
+    yield table
+    table.shut()
 
 
 @pytest.fixture
-def rig(request: pytest.FixtureRequest, hil_profile: str | None) -> Iterator[ReaderRig]:
+def rig(request: pytest.FixtureRequest, hil_table: HilTable | None) -> Iterator[ReaderRig]:
     name: str = request.param
     if not name.startswith(HIL):
         yield READER_RIGS[name]()
         return
-    assert hil_profile is not None
-    hw = open_hil_table(hil_profile)
-    reader = hw.reader(name.removeprefix(HIL))
-    spec = hw.profile.readers[reader.name]
-    mock = reader if isinstance(reader, MockCardReader) else None
-    yield ReaderRig(reader, reader_where(spec), mock and mock.place, mock and mock.lift,
-                    MAX_TAGS.get(spec.kind, 99), learn=True)
-    hw.close()
+    assert hil_table is not None
+    hw = hil_table.open()
+    try:
+        reader = hw.reader(name.removeprefix(HIL))
+        spec = hw.profile.readers[reader.name]
+        where = reader_where(spec, hil_table.paths.get(spec.port or ""))
+        mock = reader if isinstance(reader, MockCardReader) else None
+        if mock is not None:
+            hil_table.stand_in(f"reader {reader.name} ({reader_where(spec)})")
+        yield ReaderRig(reader, where, None if mock is None else mock.place,
+                        None if mock is None else mock.lift, MAX_TAGS.get(spec.kind, 99),
+                        learn=True)
+    finally:
+        hil_table.close(hw)
 
 
 class Cards:
@@ -180,6 +281,19 @@ class Cards:
         uid, hands = self.uids[card], self.rig.lift
         self.person.do(f"Take test card {card} off reader {self.name}",
                        None if hands is None else lambda: hands(uid))
+        if self.rig.learn:
+            self._gone(card, uid)
+
+    def _gone(self, card: int, uid: bytes) -> None:
+        """Under --hil, until the reader no longer reads the card: a person presses Enter
+        as the card leaves the antenna, a seat node reports it gone after its own
+        debounce (firmware/debounce.py)."""
+        deadline = time.monotonic() + LEARN_S
+        while uid in self.rig.reader.scan():
+            if time.monotonic() > deadline:
+                pytest.fail(f"reader {self.name} ({self.rig.where}) still reads test card "
+                            f"{card} {LEARN_S:g} s after it was to be taken off")
+            time.sleep(0.02)
 
 
 @pytest.fixture
@@ -250,16 +364,44 @@ def test_reader_contract_two_cards_at_one_reader_both_arrive(
 
 # ------------------------------------------------------------------ the whole table
 @pytest.fixture
-def table(request: pytest.FixtureRequest) -> Iterator[TableHardware]:
+def table(request: pytest.FixtureRequest, hil_table: HilTable | None
+          ) -> Iterator[TableHardware]:
     name: str = request.param
-    hw = open_hil_table(name.removeprefix(HIL)) if name.startswith(HIL) else MockTable(
-        load_profile(name))
+    if not name.startswith(HIL):
+        hw: TableHardware = MockTable(load_profile(name))
+        yield hw
+        hw.close()
+        return
+    assert hil_table is not None
+    hw = hil_table.open()
     yield hw
-    hw.close()
+    hil_table.close(hw)
 
 
 def mock_of(table: TableHardware) -> MockTable | None:
     return table if isinstance(table, MockTable) else None
+
+
+class Hands:
+    """Whose hands act on a part of the table: the mock's (returned), or a person's
+    (None). A mock standing in for a --hil table's part skips the test (``HilTable``)."""
+
+    def __init__(self, table: TableHardware, hil: HilTable | None) -> None:
+        self.table = table
+        self.hil = hil
+
+    def __call__(self, what: str, *, real: bool = False) -> MockTable | None:
+        mock = mock_of(self.table)
+        if mock is None or real:
+            return None
+        if self.hil is not None:
+            self.hil.stand_in(what)
+        return mock
+
+
+@pytest.fixture
+def hands(table: TableHardware, hil_table: HilTable | None) -> Hands:
+    return Hands(table, hil_table)
 
 
 def events_until(table: TableHardware, done: Callable[[list[DeviceEvent]], bool],
@@ -284,20 +426,27 @@ def test_table_contract_has_a_reader_and_light_per_seat(table: TableHardware) ->
         assert table.light(seat).state == LightState.off()
 
 
-def test_table_contract_key_press_is_an_event(table: TableHardware, person: Person) -> None:
+def test_table_contract_key_press_is_an_event(table: TableHardware, person: Person,
+                                              hands: Hands) -> None:
     key, pin = next(iter(table.profile.keys.items()))
-    mock = mock_of(table)
+    mock = hands(f"the dealer key '{key}' ({key_where(pin)})")
+
+    def tap() -> None:
+        assert mock is not None
+        mock.drive_key_press(key)
+        mock.drive_key_release(key)
+
     person.do(f"Press and release the dealer key '{key}' ({key_where(pin)})",
-              None if mock is None else lambda: (mock.drive_key_press(key),
-                                                 mock.drive_key_release(key)))
+              None if mock is None else tap)
     got = events_until(table, lambda got: KeyReleased(key) in got)
     assert KeyPressed(key) in got, got
     assert got.index(KeyPressed(key)) < got.index(KeyReleased(key))
 
 
-def test_table_contract_a_held_key_reads_pressed(table: TableHardware, person: Person) -> None:
+def test_table_contract_a_held_key_reads_pressed(table: TableHardware, person: Person,
+                                                 hands: Hands) -> None:
     key, pin = next(iter(table.profile.keys.items()))
-    mock = mock_of(table)
+    mock = hands(f"the dealer key '{key}' ({key_where(pin)})")
     person.do(f"Hold the dealer key '{key}' ({key_where(pin)}) down",
               None if mock is None else lambda: mock.drive_key_press(key))
     assert table.keys.is_pressed(key)
@@ -321,20 +470,24 @@ def _shows(mock: MockTable, seat: int, state: LightState) -> bool:
     return True
 
 
-def test_table_contract_lights_take_each_state(table: TableHardware, person: Person) -> None:
-    coloured = table.profile.seats[0].light.kind == "seatnode_ring"
-    mock = mock_of(table)
+def test_table_contract_lights_take_each_state(table: TableHardware, person: Person,
+                                               hands: Hands) -> None:
+    spec = table.profile.seats[0].light
+    coloured = spec.kind == "seatnode_ring"
+    # a seat node's ring over real lines is the node's, even when the rest is mocked
+    mock = hands(f"seat 1's light ({light_where(spec)})",
+                 real=isinstance(table.light(1), SeatNodeRing))
     for state in (LightState.on(Colour.GREEN), LightState.blink(Colour.RED), LightState.off()):
         table.set_light(1, state)
         assert table.light(1).state == state
-        assert person.sees(f"Is seat 1's light {_looks(state, coloured)}?",
-                           None if mock is None else lambda s=state: _shows(mock, 1, s))
+        shown = None if mock is None else partial(_shows, mock, 1, state)
+        assert person.sees(f"Is seat 1's light {_looks(state, coloured)}?", shown)
 
 
 def test_table_contract_displays_keep_what_they_show(
-    table: TableHardware, person: Person
+    table: TableHardware, person: Person, hands: Hands
 ) -> None:
-    mock = mock_of(table)
+    mock = hands("the blinds display and the shot clock")
     frame = BlindsFrame(level=3, small_blind=100, big_blind=200, ante=25, button_seat=4)
     table.blinds.show(frame)
     assert table.blinds.frame == frame
@@ -349,9 +502,10 @@ def test_table_contract_displays_keep_what_they_show(
                        None if mock is None else lambda: mock.shot_clock.frame == clock)
 
 
-def test_table_contract_buzzer_plays_a_pattern(table: TableHardware, person: Person) -> None:
+def test_table_contract_buzzer_plays_a_pattern(table: TableHardware, person: Person,
+                                               hands: Hands) -> None:
+    mock = hands("the buzzer")
     table.buzzer.beep(BEEP_WARNING)
-    mock = mock_of(table)
 
     def beeped() -> bool:
         assert mock is not None
