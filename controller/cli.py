@@ -87,6 +87,8 @@ COMMANDS: dict[str, Job | Group] = {
         "start": _bench("start", "controller cold start to ready, new journal and restart"),
         "seatsim": _bench("seatsim", "card placed at a simulated seat node (the real firmware "
                           "on MicroPython) -> table display updated, beside the node's cycle"),
+        "terminal": _bench("terminal", "dealer key or tablet tap -> intent applied -> dealer "
+                           "display and tablet updated, beside bare uvicorn and fsync"),
     }),
 }
 
