@@ -62,7 +62,9 @@ from controller.events import (
 )
 from controller.rules.config import LIVE_CASH, LIVE_TOURNAMENT, Variant
 from controller.sync.commands import CommandDesk
+from controller.sync.errors import JournalError
 from controller.sync.journal import Journal
+from controller.sync.journal_lock import JournalInUse
 from controller.sync.link import LinkSettings, TableLink
 from controller.sync.outbox import Outbox
 from controller.table import intents
@@ -273,7 +275,9 @@ async def run_table(profile_name: str, *, site: str, table_id: str, broker: str,
                     db_path: str | Path, options: RunOptions = RunOptions()) -> int:
     """Run one table until it is closed, cancelled, or (autoplay) done; 0 when it ends."""
     host, _, port = broker.rpartition(":")
-    journal = Journal(db_path, table=table_id)
+    # one process per journal: a second controller stops here, before recover() voids
+    # the first one's hand (JournalInUse names the holder)
+    journal = Journal(db_path, table=table_id, owner="pitboss table run")
     rules = LIVE_TOURNAMENT if options.tournament else LIVE_CASH
     shot_clock = (None if options.shot_clock_s is None
                   else ShotClockConfig(action_s=options.shot_clock_s))
@@ -511,6 +515,12 @@ def main(argv: Sequence[str] | None = None) -> int:
                                      broker=args.broker, db_path=args.db, options=options))
     except KeyboardInterrupt:  # Ctrl-C: everything journaled is already durable
         return 130
+    except JournalInUse as exc:  # another controller runs on this journal: leave it be
+        print(f"pitboss table: {exc}", file=sys.stderr)
+        return 2
+    except JournalError as exc:  # the journal would not open (another table's, unreadable)
+        print(f"pitboss table: {exc}", file=sys.stderr)
+        return 1
 
 
 if __name__ == "__main__":  # python -m controller.table_runner [table] run ...

@@ -4,6 +4,12 @@ Every command is written to the audit log (who, what, when) before it is sent; t
 completed with the table's reply, or marked ``timeout`` / ``unsent``; a command the bridge
 does not send (the table is offline) is written as ``refused``. A reply that arrives
 after the timeout is still written to its row (``late``).
+
+A client may name the command itself (``command_id``) to retry one that timed out: the
+same id with the same command is sent again under its audit row, and the table answers it
+once (the second time from its journal); the same id with another command is refused
+here, naming the id, and nothing is sent (:class:`CommandIdReused`). A table that knows
+the id from elsewhere refuses it the same way, and that reply is returned as it is.
 """
 
 from __future__ import annotations
@@ -35,6 +41,10 @@ class CommandUnsent(Exception):
     """The command could not be handed to the broker."""
 
 
+class CommandIdReused(Exception):
+    """The client's command_id names another command, or one still waiting; nothing sent."""
+
+
 def _now() -> datetime:
     return datetime.now(UTC)
 
@@ -62,12 +72,26 @@ class CommandDesk:
                     setattr(row, key, value)
 
     def _record(self, table_id: str, command: Command, actor: str, role: str, outcome: str,
-                reply: dict[str, object] | None = None) -> str:
-        command_id = uuid.uuid4().hex
+                reply: dict[str, object] | None = None, command_id: str | None = None) -> str:
+        body = command.model_dump(mode="json")
+        if command_id is None:
+            command_id = uuid.uuid4().hex
+        elif command_id in self._pending:
+            raise CommandIdReused(f"command {command_id} is still waiting for its reply; "
+                                  "wait for it before sending it again")
         with self._sessions() as session, session.begin():
+            row = session.scalar(select(AuditEntry).where(AuditEntry.command_id == command_id))
+            if row is not None:
+                if (row.table_id, row.body) != (table_id, body):
+                    raise CommandIdReused(
+                        f"command_id {command_id} was already used for {row.command} to "
+                        f"table {row.table_id}; nothing was sent: send {command.name} with a "
+                        "new command_id (or none)")
+                row.outcome, row.answered_at = outcome, None  # a retry: the same row
+                return command_id
             session.add(AuditEntry(at=_now(), actor=actor, role=role, table_id=table_id,
                                    command_id=command_id, command=command.name,
-                                   body=command.model_dump(mode="json"), outcome=outcome,
+                                   body=body, outcome=outcome,
                                    reply=reply, answered_at=_now() if reply else None))
         return command_id
 
@@ -78,11 +102,13 @@ class CommandDesk:
                  table_id, reason)
         return self._record(table_id, command, actor, role, "refused", {"error": reason})
 
-    async def send(self, table_id: str, command: Command, *, actor: str,
-                   role: str) -> tuple[str, ReplyMessage]:
-        """Send ``command`` and return ``(command_id, reply)``; raises
-        :class:`CommandTimeout` or :class:`CommandUnsent`."""
-        command_id = self._record(table_id, command, actor, role, "sent")
+    async def send(self, table_id: str, command: Command, *, actor: str, role: str,
+                   command_id: str | None = None) -> tuple[str, ReplyMessage]:
+        """Send ``command`` (as ``command_id`` when given: a retry) and return
+        ``(command_id, reply)``; raises :class:`CommandTimeout`, :class:`CommandUnsent` or
+        :class:`CommandIdReused`."""
+        command_id = self._record(table_id, command, actor, role, "sent",
+                                  command_id=command_id)
         log.info("%s (%s) sends %s to table %s as %s", actor, role, command.name, table_id,
                  command_id)
         self._seq += 1

@@ -4,13 +4,18 @@ A command is checked in this order, and a failure at any step gets a ``reply`` w
 ``error`` and changes nothing: the payload is JSON of the right schema version, it names a
 known command with valid arguments, it is for this table, and the table's current state
 allows it (:class:`CommandTable` decides, raising :class:`CommandRefused`). A command_id
-already answered is answered again from memory, or from the journal after a restart; the
-events a command causes and its reply are journaled in one transaction, so a crash can
+already answered is answered again from memory, or from the journal after a restart, when
+the command is the same (a retry: the digest of its canonical JSON matches the one kept
+with the reply); the same id with another command is refused, naming the id, and nothing
+is done or recorded, so the original reply stays the id's answer. The events a command
+causes and its reply (with that digest) are journaled in one transaction, so a crash can
 never leave a command half done or done without its answer on record.
 """
 
 from __future__ import annotations
 
+import hashlib
+import json
 import logging
 import time
 from collections import OrderedDict
@@ -23,6 +28,14 @@ from controller.sync.messages import CommandMessage, ReplyMessage, parse_message
 from controller.sync.outbox import Outbox
 
 log = logging.getLogger(__name__)
+
+
+def command_digest(command: Command) -> str:
+    """The SHA-256 of ``command``'s canonical JSON (defaults filled in, keys sorted): two
+    payloads that mean the same command have the same digest."""
+    canonical = json.dumps(command.model_dump(mode="json"), sort_keys=True,
+                           separators=(",", ":"), ensure_ascii=False)
+    return hashlib.sha256(canonical.encode()).hexdigest()
 
 
 class CommandTable(Protocol):
@@ -44,7 +57,7 @@ class CommandDesk:
                  clock: Callable[[], float] = time.time) -> None:
         self._outbox = outbox
         self._table = table
-        self._memory: OrderedDict[str, bytes] = OrderedDict()
+        self._memory: OrderedDict[str, tuple[bytes, str | None]] = OrderedDict()
         self._remember = remember
         self._clock = clock
         self.performed = 0  # commands the table actually ran (tests count repeats)
@@ -56,8 +69,8 @@ class CommandDesk:
                             status="error" if error is not None else "ok",
                             data=None if data is None else dict(data), error=error).to_wire()
 
-    def _keep(self, command_id: str, reply: bytes) -> bytes:
-        self._memory[command_id] = reply
+    def _keep(self, command_id: str, reply: bytes, digest: str | None) -> bytes:
+        self._memory[command_id] = (reply, digest)
         self._memory.move_to_end(command_id)
         while len(self._memory) > self._remember:
             self._memory.popitem(last=False)
@@ -74,25 +87,36 @@ class CommandDesk:
         if message.table != self._outbox.table:
             return self._reply(cid, self._outbox.last_seq, error=(
                 f"command for table {message.table} reached table {self._outbox.table}"))
+        digest = command_digest(message.command)
         known = self._memory.get(cid)
         if known is None:
+            journal = self._outbox.journal
             try:
-                known = await self._outbox.run(self._outbox.journal.reply_for, cid)
+                stored = await self._outbox.run(journal.reply_for, cid)
+                if stored is not None:
+                    known = (stored, await self._outbox.run(journal.digest_for, cid))
             except JournalError as exc:  # cannot tell whether it ran: run nothing
                 return self._reply(cid, self._outbox.last_seq, error=str(exc))
         if known is not None:
+            reply, kept = known
+            if kept is not None and kept != digest:
+                log.warning("command %s reused for another command (%s): refused", cid,
+                            message.command.name)
+                return self._reply(cid, self._outbox.last_seq, error=(
+                    f"command_id {cid} was already used for another command; nothing was "
+                    f"done: send {message.command.name} with a new command_id"))
             log.info("command %s repeated: answered from memory", cid)
-            return self._keep(cid, known)
-        return await self._perform(cid, message.command)
+            return self._keep(cid, reply, kept)
+        return await self._perform(cid, message.command, digest)
 
-    async def _perform(self, cid: str, command: Command) -> bytes:
+    async def _perform(self, cid: str, command: Command, digest: str) -> bytes:
         outbox = self._outbox
         try:
             data, events = self._table.perform(command, cid)
         except CommandRefused as exc:
             reply = self._reply(cid, outbox.last_seq, error=exc.reason)
-            await outbox.run(outbox.journal.record_reply, cid, reply)
-            return self._keep(cid, reply)
+            await outbox.run(outbox.journal.record_reply, cid, reply, digest)
+            return self._keep(cid, reply, digest)
         self.performed += 1
         ts = self._clock()
 
@@ -103,15 +127,15 @@ class CommandDesk:
         try:
             if events:
                 parcels = await outbox.run(
-                    lambda: outbox.journal.append(events, reply=(cid, build)))
+                    lambda: outbox.journal.append(events, reply=(cid, build), digest=digest))
                 outbox.accept(parcels)
                 reply = build(parcels[-1].seq)
             else:
                 reply = build(outbox.last_seq)
-                await outbox.run(outbox.journal.record_reply, cid, reply)
+                await outbox.run(outbox.journal.record_reply, cid, reply, digest)
         except JournalError as exc:  # nothing happened: the host may send it again
             log.warning("command %s not journaled: %s", cid, exc)
             return self._reply(cid, outbox.last_seq,
                                error=f"the table could not carry it out: {exc}")
         log.info("command %s (%s) done", cid, command.name)
-        return self._keep(cid, reply)
+        return self._keep(cid, reply, digest)

@@ -39,6 +39,7 @@ from controller.events import (
     PublicState,
 )
 from controller.sync.errors import JournalError, MessageRejected
+from controller.sync.journal_lock import JournalLock
 from controller.sync.ledger import fold
 from controller.sync.messages import EventMessage, SecureCards, parse_message
 
@@ -52,6 +53,14 @@ CREATE TABLE IF NOT EXISTS boots (boot TEXT PRIMARY KEY, started REAL NOT NULL,
     next_seq INTEGER NOT NULL);
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE INDEX IF NOT EXISTS hand_starts ON events (seq) WHERE kind = 'hand_started';
+"""
+# The digest of each answered command's canonical JSON, by command_id: a repeated id with
+# the same command is a retry (answered with the stored reply), with another command it is
+# refused. Created on open, so a journal written before it gains the table; a reply kept
+# from before has no digest and is answered as a retry.
+_DIGESTS = """
+CREATE TABLE IF NOT EXISTS command_digests (command_id TEXT PRIMARY KEY,
+    digest TEXT NOT NULL);
 """
 _WAL_LIMIT = 8 << 20  # bytes the WAL file is cut back to after a checkpoint
 _DAY = 86_400.0
@@ -97,15 +106,40 @@ def new_boot_id() -> str:
 
 
 class Journal:
-    """The table's append-only event log with its outbox, command replies and state."""
+    """The table's append-only event log with its outbox, command replies and state.
+
+    Opened for writing (the default) it holds the journal's lock
+    (:mod:`controller.sync.journal_lock`) until :meth:`close`, taken before anything is
+    read or written, so a second controller on the same journal gets
+    :class:`~controller.sync.journal_lock.JournalInUse` naming the first and never voids
+    its hand. ``read_only=True`` opens it for reading alone, without the lock: what was
+    journaled, the state, the outbox; every write is refused.
+    """
 
     def __init__(self, path: str | Path, *, table: str, boot: str | None = None,
                  clock: Callable[[], float] = time.time,
-                 retention: Retention = KEEP) -> None:
+                 retention: Retention = KEEP, read_only: bool = False,
+                 owner: str | None = None) -> None:
         self.table = table
         self.boot = boot or new_boot_id()
         self.retention = retention
+        self.read_only = read_only
         self._clock = clock
+        self._lock: JournalLock | None = None
+        if read_only:
+            self._open_read_only(path)
+            return
+        if str(path) != ":memory:":  # one process per journal: before anything is read
+            self._lock = JournalLock(path, boot=self.boot, owner=owner)
+            self._lock.acquire()
+        try:
+            self._open(path, table, clock)
+        except BaseException:
+            if self._lock is not None:
+                self._lock.release()
+            raise
+
+    def _open(self, path: str | Path, table: str, clock: Callable[[], float]) -> None:
         try:
             self._db = sqlite3.connect(str(path), isolation_level=None,
                                        check_same_thread=False)
@@ -113,6 +147,7 @@ class Journal:
             self._db.execute("PRAGMA synchronous=FULL")
             self._db.execute(f"PRAGMA journal_size_limit={_WAL_LIMIT}")
             self._db.executescript(_SCHEMA)
+            self._db.executescript(_DIGESTS)
             with self._transaction():
                 owner = self._meta("table")
                 if owner is None:
@@ -129,9 +164,30 @@ class Journal:
         except sqlite3.Error as exc:
             raise JournalError(f"cannot open the journal {path}: {exc}") from None
 
+    def _open_read_only(self, path: str | Path) -> None:
+        """Open an existing journal for reading alone (no lock, no boot recorded)."""
+        try:
+            uri = Path(path).resolve().as_uri() + "?mode=ro"
+            self._db = sqlite3.connect(uri, uri=True, isolation_level=None,
+                                       check_same_thread=False)
+            owner = self._meta("table")
+            if owner != self.table:
+                self._db.close()
+                raise JournalError(f"{path} is the journal of table {owner}, not {self.table}")
+            self.pruned = int(self._meta("pruned") or 0)
+            self.last_seq = max(self.pruned, int(self._db.execute(
+                "SELECT coalesce(max(seq), 0) FROM events").fetchone()[0]))
+            self.acked = int(self._meta("acked") or 0)
+            self.state = self._recover_state()
+        except sqlite3.Error as exc:
+            raise JournalError(f"cannot open the journal {path} to read it: {exc}") from None
+
     # ------------------------------------------------------------------ plumbing
     @contextmanager
     def _transaction(self) -> Iterator[None]:
+        if self.read_only:
+            raise JournalError("this journal was opened read-only; open it without "
+                               "read_only=True (it then takes the journal's lock) to write")
         self._db.execute("BEGIN IMMEDIATE")
         try:
             yield
@@ -163,13 +219,15 @@ class Journal:
 
     # ------------------------------------------------------------------ writing
     def append(self, events: Sequence[JournalEvent], *,
-               reply: tuple[str, Callable[[int], bytes]] | None = None) -> list[Parcel]:
+               reply: tuple[str, Callable[[int], bytes]] | None = None,
+               digest: str | None = None) -> list[Parcel]:
         """Journal ``events`` (and the reply to the command that caused them) in one
         transaction, fsynced; return them as parcels with their seqs.
 
         The events must follow the current state (:func:`~controller.sync.ledger.fold`);
         if one does not, or the disk fails, nothing is journaled and :class:`JournalError`
-        says why. ``reply`` is ``(command_id, build)`` where ``build(last_seq)`` renders it.
+        says why. ``reply`` is ``(command_id, build)`` where ``build(last_seq)`` renders it;
+        ``digest`` is that command's (:meth:`digest_for`), kept with it.
         """
         state = self.state
         parcels: list[Parcel] = []
@@ -199,6 +257,9 @@ class Journal:
                 if reply is not None:
                     self._db.execute("INSERT INTO replies VALUES (?, ?)",
                                      (reply[0], reply[1](seq)))
+                    if digest is not None:
+                        self._db.execute("INSERT INTO command_digests VALUES (?, ?)",
+                                         (reply[0], digest))
                 if rows and not state.hand_in_progress:
                     self._set_meta("state", state.model_dump_json())
                     self._set_meta("state_seq", str(seq))
@@ -271,6 +332,8 @@ class Journal:
                     "CASE WHEN json_valid(CAST(reply AS TEXT)) "
                     "THEN json_extract(CAST(reply AS TEXT), '$.ts') < ? "
                     "ELSE 0 END ORDER BY rowid LIMIT ?)", (cutoff, keep.batch))
+                self._db.execute("DELETE FROM command_digests WHERE command_id NOT IN "
+                                 "(SELECT command_id FROM replies)")
         except sqlite3.Error as exc:
             raise JournalError(f"cannot prune the journal: {exc}") from None
         self.pruned = last
@@ -315,12 +378,26 @@ class Journal:
             raise JournalError(f"cannot read the replies: {exc}") from None
         return None if row is None else bytes(row[0])
 
-    def record_reply(self, command_id: str, reply: bytes) -> None:
-        """Remember the reply to a command that changed nothing (a refusal)."""
+    def digest_for(self, command_id: str) -> str | None:
+        """The digest of the command answered as ``command_id`` (None if unknown, or
+        answered before digests were kept)."""
+        try:
+            row = self._db.execute("SELECT digest FROM command_digests WHERE command_id = ?",
+                                   (command_id,)).fetchone()
+        except sqlite3.Error as exc:
+            raise JournalError(f"cannot read the command digests: {exc}") from None
+        return None if row is None else str(row[0])
+
+    def record_reply(self, command_id: str, reply: bytes, digest: str | None = None) -> None:
+        """Remember the reply to a command that changed nothing (a refusal), with the
+        command's digest; the first reply recorded for an id stays."""
         try:
             with self._transaction():
                 self._db.execute("INSERT OR IGNORE INTO replies VALUES (?, ?)",
                                  (command_id, reply))
+                if digest is not None:
+                    self._db.execute("INSERT OR IGNORE INTO command_digests VALUES (?, ?)",
+                                     (command_id, digest))
         except sqlite3.Error as exc:
             raise JournalError(f"cannot record the reply to {command_id}: {exc}") from None
 
@@ -334,5 +411,9 @@ class Journal:
         return str(self._db.execute(f"PRAGMA {name}").fetchone()[0])
 
     def close(self) -> None:
-        """Close the connection (everything is already durable)."""
-        self._db.close()
+        """Close the connection (everything is already durable) and let the lock go."""
+        try:
+            self._db.close()
+        finally:
+            if self._lock is not None:
+                self._lock.release()

@@ -13,7 +13,7 @@ from fastapi import APIRouter, HTTPException, Query, status
 from sqlalchemy import func, select
 
 from host_bridge.deps import AUDITORS, Auditor, BridgeDep, Commander, SessionDep
-from host_bridge.dispatch import CommandTimeout, CommandUnsent
+from host_bridge.dispatch import CommandIdReused, CommandTimeout, CommandUnsent
 from host_bridge.models import AuditEntry
 from host_bridge.routes.tables import AUTH, NOT_FOUND, TableId, table_or_404
 from host_bridge.schemas import (
@@ -33,7 +33,8 @@ FLOOR_COMMANDS = frozenset({"pause", "resume", "call_clock", "seat_player", "rem
 
 @router.post("/tables/{table_id}/commands", responses={
     **AUTH, **NOT_FOUND,
-    409: {"model": Message, "description": "the table is offline; nothing was sent"},
+    409: {"model": Message, "description": "the table is offline, or command_id names "
+          "another command; nothing was sent"},
     503: {"model": Message, "description": "no broker connection; nothing was sent"},
     504: {"model": Message, "description": "the table did not reply in time"}})
 async def send_command(table_id: TableId, body: CommandCreate, session: SessionDep,
@@ -56,7 +57,10 @@ async def send_command(table_id: TableId, body: CommandCreate, session: SessionD
     session.close()  # the wait can be long; the desk opens its own sessions
     try:
         command_id, reply = await bridge.desk.send(table_id, body.command, actor=who.name,
-                                                   role=who.role.value)
+                                                   role=who.role.value,
+                                                   command_id=body.command_id)
+    except CommandIdReused as exc:
+        raise HTTPException(status.HTTP_409_CONFLICT, str(exc)) from None
     except CommandTimeout as exc:
         raise HTTPException(status.HTTP_504_GATEWAY_TIMEOUT, str(exc)) from None
     except CommandUnsent as exc:
