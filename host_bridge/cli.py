@@ -1,4 +1,5 @@
-"""``pitboss bridge run``: start the host bridge (the lead wires it into ``pitboss``)."""
+"""``pitboss bridge run``: start the host bridge (the lead wires it into ``pitboss``);
+``pitboss bridge acl``: write the floor broker's ACL (:mod:`host_bridge.broker_acl`)."""
 
 from __future__ import annotations
 
@@ -22,12 +23,37 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--host", default=None, help="listen address (overrides listen_host)")
     run.add_argument("--port", type=int, default=None, help="listen port (overrides listen_port)")
     run.add_argument("--database-url", default=None, help="overrides database_url")
+    acl = sub.add_parser("acl", help="write the floor broker's ACL for a site and its bridges")
+    acl.add_argument("--site", required=True, help="the floor's site (the tables' --site)")
+    acl.add_argument("--bridge", action="append", required=True, dest="bridges",
+                     metavar="LOGIN", help="a bridge's broker login (repeat for each bridge)")
+    acl.add_argument("--template", type=Path, default=None,
+                     help="the ACL template (default: deploy/mosquitto/pitboss.acl)")
     return parser
+
+
+def _acl(args: argparse.Namespace) -> int:
+    from host_bridge.broker_acl import TEMPLATE, AclError, render_acl
+    path = args.template or TEMPLATE
+    try:
+        template = path.read_text()
+    except OSError as exc:
+        print(f"pitboss bridge acl: cannot read the template {path}: {exc.strerror}; "
+              "give deploy/mosquitto/pitboss.acl with --template", file=sys.stderr)
+        return 2
+    try:
+        sys.stdout.write(render_acl(template, args.site, args.bridges))
+    except AclError as exc:
+        print(f"pitboss bridge acl: {exc}", file=sys.stderr)
+        return 2
+    return 0
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command; 0 on a clean stop, 2 on bad settings or an unusable store."""
     args = _parser().parse_args(argv)
+    if args.command == "acl":
+        return _acl(args)
     overrides = {key: value for key, value in (
         ("listen_host", args.host), ("listen_port", args.port),
         ("database_url", args.database_url)) if value is not None}

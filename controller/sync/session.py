@@ -38,6 +38,9 @@ from controller.sync.tasks import OutageReport, stop
 
 log = logging.getLogger(__name__)
 
+# MQTT 5 CONNACK: bad user name or password, not authorised (a 3.1.1-only broker answers
+# an MQTT 5 CONNECT with "unacceptable protocol" before it looks at the login)
+MQTT5_REFUSED_LOGIN = (134, 135)
 GOODBYE_S = 1.0  # a clean stop's farewell, and then its offline status, wait at most this
 
 
@@ -221,10 +224,26 @@ class BrokerSession:
                               clean_start=not s.persistent, properties=props, **common)
 
     async def _offers_mqtt5(self) -> bool:
+        """The probe. Without the login where there is one: a broker that makes the login
+        the client id (``use_username_as_clientid``, the shipped floor broker) would hand a
+        probe with it this client's own session, and the probe's clean start would wipe it
+        (a table's queued commands and acks). A broker that answers the anonymous probe in
+        MQTT 5, if only to refuse it, speaks 5; the real CONNECT then says if the login is
+        wrong."""
         s = self.settings
         timeout = s.timeout if s.probe_timeout is None else s.probe_timeout
-        return await offers_mqtt5(s.host, s.port, s.client_id, timeout=timeout,
-                                  keepalive=s.keepalive, **s.credentials())
+        credentials = s.credentials()
+        if s.username is None:
+            return await offers_mqtt5(s.host, s.port, s.client_id, timeout=timeout,
+                                      keepalive=s.keepalive, **credentials)
+        credentials.update(username=None, password=None)
+        try:
+            return await offers_mqtt5(s.host, s.port, s.client_id, timeout=timeout,
+                                      keepalive=s.keepalive, **credentials)
+        except aiomqtt.MqttCodeError as exc:
+            if exc.rc in MQTT5_REFUSED_LOGIN:  # refused in MQTT 5's own words
+                return True
+            raise
 
     def _fall_back(self, why: object) -> None:
         if not self.mqtt5:

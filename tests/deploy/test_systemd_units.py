@@ -61,7 +61,7 @@ def test_the_bridge_unit_starts_the_bridge_with_its_settings_file(tmp_path: Path
     (tmp_path / "bridge.toml").write_text(example.replace("/etc/pitboss/", f"{tmp_path}/"))
     settings = load_settings(tmp_path / "bridge.toml")
     assert settings.mqtt_port == 8883 and settings.mqtt_tls_ca is not None
-    assert settings.mqtt_username == "bridge"
+    assert settings.mqtt_username == "bridge1"  # one login per bridge (issue 17)
 
 
 @pytest.mark.parametrize("unit", sorted(p.name for p in UNITS.glob("*.service")))
