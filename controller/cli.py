@@ -81,6 +81,9 @@ COMMANDS: dict[str, Job | Group] = {
                        "real Mosquitto; catch-up after an outage"),
         "bridge": _bench("bridge", "one bridge ingesting 200 tables through a real "
                          "Mosquitto; feed latency; memory"),
+        "catchup": _bench("catchup", "a 20,000-event backlog after a bridge or broker outage "
+                          "caught up through the bridge on a real Mosquitto; resend requests "
+                          "and duplicates"),
         "link": _bench("link", "seat-node link frames decoded per second"),
         "devices": _bench("devices", "card placed -> CardArrived latency, device layer "
                           "memory"),

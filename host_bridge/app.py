@@ -21,7 +21,7 @@ from host_bridge.bridge import Bridge
 from host_bridge.db import make_engine, migrate, session_factory
 from host_bridge.ingest import Publisher
 from host_bridge.mqtt import MqttLink
-from host_bridge.routes import commands, dashboard, director, feed, hands, tables
+from host_bridge.routes import commands, conflicts, dashboard, director, feed, hands, tables
 from host_bridge.settings import BridgeSettings
 
 API_PREFIX = "/api/v1"
@@ -77,7 +77,7 @@ def create_app(settings: BridgeSettings, *, publisher: Publisher | None = None,
     app.state.bridge = bridge
     app.add_exception_handler(RequestValidationError, _invalid)
     api = APIRouter(prefix=API_PREFIX)
-    for module in (tables, hands, commands, feed, director):
+    for module in (tables, conflicts, hands, commands, feed, director):
         api.include_router(module.router)
     app.include_router(api)
     director.attach(app)  # the tournament director (issue 9), restored if there is one

@@ -13,7 +13,7 @@ from concurrent.futures import ThreadPoolExecutor
 from sqlalchemy.orm import Session, sessionmaker
 
 from controller.events import HandEnded, HandVoided, MisdealDeclared
-from controller.sync.messages import EventMessage, SecureCards
+from controller.sync.messages import EventMessage, SecureCards, StatusMessage
 from host_bridge.db import writer_sessions
 from host_bridge.dispatch import CommandDesk
 from host_bridge.ingest import Ingest, IngestResult, Parsed, Publisher, PublishFailed, event_item
@@ -44,7 +44,7 @@ class Bridge:
         self.publisher: Publisher = publisher if publisher is not None else NoBroker()
         sessions = writer_sessions(sessions)
         self.ingest = Ingest(sessions, settings.site, host_boot=self.host_boot, clock=clock,
-                             resend_after=settings.resend_after_events)
+                             resend_after=settings.resend_after_s)
         self.desk = CommandDesk(sessions, self.publisher, settings.site,
                                 host_boot=self.host_boot, timeout_s=settings.command_timeout_s,
                                 clock=clock)
@@ -57,6 +57,37 @@ class Bridge:
         # called with each stored batch's applied events, typed, in each table's seq order,
         # on the event loop (the tournament director, issue 9); an observer must not block
         self.observers: list[Callable[[Sequence[EventMessage]], None]] = []
+        # the bridge's own broker connection (issue 17, item 7): None while no MQTT link
+        # tracks it (no broker configured); while it is down, and after it comes back
+        # until a table's retained status is heard again, that table's online is unknown
+        self.broker_connected: bool | None = None
+        self.broker_lost_at: float | None = None
+        self._heard: set[str] = set()  # tables whose status came on this connection
+
+    def broker_down(self) -> None:
+        """The broker connection is lost (or not made yet): every table's state unknown."""
+        if self.broker_connected is False:
+            return
+        if self.broker_connected:
+            log.warning("the bridge has lost the broker: tables' states are unknown until "
+                        "it is back")
+        self.broker_connected, self.broker_lost_at = False, self.clock()
+        self._heard.clear()
+        self.feed.publish({"type": "broker", "connected": False, "since": self.broker_lost_at})
+
+    def broker_up(self) -> None:
+        """Connected and subscribed again: each table is known again once its retained
+        status arrives."""
+        self.broker_connected, self.broker_lost_at = True, None
+        self._heard.clear()
+        self.feed.publish({"type": "broker", "connected": True, "since": None})
+
+    def table_online(self, table_id: str, stored: bool) -> bool | None:
+        """What the floor is told of a table's ``online``: the stored flag, or None
+        (unknown) while the broker connection is down or the table not heard since."""
+        if self.broker_connected is None:
+            return stored
+        return stored if self.broker_connected and table_id in self._heard else None
 
     def attach(self, publisher: Publisher) -> None:
         """Send through ``publisher`` from now on (the MQTT link, once it exists)."""
@@ -99,6 +130,9 @@ class Bridge:
         the feed (whatever the store applied that the feed has not had yet)."""
         loop = asyncio.get_running_loop()
         result = await loop.run_in_executor(self._store, self.ingest.apply, batch)
+        for parsed in batch:
+            if isinstance(parsed.message, StatusMessage):
+                self._heard.add(parsed.message.table)
         for reply in result.replies:
             self.desk.resolve(reply)
         for item in result.feed:

@@ -9,7 +9,11 @@ publishes the result through a :class:`Publisher`.
 
 Idempotence: an event is stored once per (table, seq) — a table's seq strictly increases
 across boots, and the boot travels with it; a duplicate is counted and ignored, a payload
-that differs from the stored one under the same seq is a conflict, logged and ignored.
+that differs from the stored one under the same seq is a conflict: the first stands, the
+other is kept for audit (``seq_conflicts``), the floor is told and the table asked once to
+resend that seq (issue 17). An event above a gap is held in memory (a shared store keeps it
+unapplied) and neither applied, acked nor fed until the gap fills; one more than
+:data:`HOLD_AHEAD` above is refused with a reason.
 Events are applied to the floor model strictly in seq order, each exactly once; a
 ``hole_dealt`` counts as stored only when its ``secure/cards`` half arrived too, so the
 table never prunes hole cards the bridge does not hold.
@@ -28,6 +32,7 @@ are never logged.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import logging
 import time
@@ -62,16 +67,20 @@ from host_bridge.floor_model import (
     table_row,
 )
 from host_bridge.hand_history import HAND_LOG
-from host_bridge.models import EventRecord, Hand, HoleCards, PokerTable, Seat
+from host_bridge.models import EventRecord, Hand, HoleCards, PokerTable, Seat, SeqConflict
 
 log = logging.getLogger(__name__)
 
-__all__ = ["STATE_FIELDS", "FeedItem", "Ingest", "IngestResult", "Outbound", "Parsed",
+__all__ = ["HOLD_AHEAD", "STATE_FIELDS", "FeedItem", "Ingest", "IngestResult", "Outbound", "Parsed",
            "PublishFailed", "Publisher", "event_item", "feed_json", "state_item"]
 
 
 #: Events that count as stored only once their secure/cards half has arrived too.
 _SECRET_HALF = (HoleDealt, CardBurned)
+#: How far above a table's stored contiguous seq the bridge holds an event (or its hole
+#: cards) for the gap below to fill: ten of the table's largest resend answers. Further is
+#: not a gap the table can fill (a forged or corrupt seq): refused, no resend asked (#17).
+HOLD_AHEAD: Final = 100_000
 
 
 class Publisher(Protocol):
@@ -118,10 +127,12 @@ class Parsed:
     payload: bytes = b""  # as received (a store in another process parses it again)
 
 
-@dataclass(slots=True)
-class _Gap:
+@dataclass(frozen=True, slots=True)
+class _Gap:  # a table's one outstanding resend request (issue #17, item 6)
     from_seq: int
-    asked_at: int  # the ingest's message counter when it asked
+    to_seq: int
+    progress_seq: int  # the table's contiguous seq when it last moved (or when asked)
+    progress_at: float  # when it last moved: no move for resend_after seconds, ask again
 
 
 _MODELS: dict[str, type[BaseModel]] = {
@@ -136,6 +147,7 @@ class _Pending:  # an event stored (or about to be) above the acked seq, not yet
     payload: str  # as stored: the normalised JSON
     in_db: bool  # False while it waits in the batch's insert buffer
     applied: bool = False
+    queued: bool = True  # in a batch's insert buffer (or stored); False: held in memory only
 
 
 @dataclass(slots=True)
@@ -148,6 +160,8 @@ class _Cursor:
     events: dict[int, _Pending] = field(default_factory=dict)  # above acked_seq
     cards: set[int] = field(default_factory=set)  # hole cards stored above acked_seq
     holes: dict[int, list[str | None]] = field(default_factory=dict)  # their cards, by seq
+    # hole-card rows above a gap, held in memory (not a shared store): stored when applied
+    held_cards: dict[int, dict[str, Any]] = field(default_factory=dict)
     log: HandLog | None = None  # the hand in progress, if applied since it started
 
 
@@ -178,7 +192,7 @@ class Ingest:
     Not thread-safe: one batch at a time (the bridge runs them on one worker thread)."""
 
     def __init__(self, sessions: sessionmaker[Session], site: str, *, host_boot: str,
-                 clock: Callable[[], float] = time.time, resend_after: int = 50,
+                 clock: Callable[[], float] = time.time, resend_after: float = 2.0,
                  shared_store: bool | None = None) -> None:
         self._sessions = sessions
         bind = sessions.kw.get("bind")
@@ -198,6 +212,7 @@ class Ingest:
         self.duplicates = 0
         self.conflicts = 0
         self.failures = 0
+        self._confirming: set[tuple[str, int]] = set()  # (table, seq) asked to confirm
 
     def acked_seqs(self) -> dict[str, int]:
         """Each stored table's highest contiguous seq (one query; the live feed starts
@@ -260,7 +275,7 @@ class Ingest:
                             self._dispatch(batch, message, result)
                             self._flush(batch)
                             self._sync(batch)
-                    except Exception:
+                    except Exception as exc:
                         self.failures += 1
                         self._cursors.pop(getattr(message, "table", ""), None)
                         del result.feed[mark[0]:], result.replies[mark[1]:]
@@ -270,8 +285,11 @@ class Ingest:
                         batch.applied.clear()
                         batch.touched.clear()
                         session.info.pop(_HANDS, None)
-                        log.exception("message on %s failed; rolled back, not acknowledged",
-                                      topic)  # the exception names the problem, not the payload
+                        # one line, no traceback: the error's first line names the problem
+                        # (a database error's later lines would hold the parameters)
+                        log.error("message on %s failed (%s: %s); rolled back, not "
+                                  "acknowledged: the table sends it again", topic,
+                                  type(exc).__name__, str(exc).partition("\n")[0][:200])
                 self._flush(batch)
                 self._sync(batch)
                 for table_id, seq in batch.newest.items():
@@ -376,10 +394,13 @@ class Ingest:
         elif isinstance(message, StateMessage):
             self._take_state(batch.session, message, result)
         elif isinstance(message, EventMessage | SecureCards):
+            if (why := self._too_far_ahead(batch, message)) is not None:
+                result.rejected.append(why)
+                return
             if isinstance(message, EventMessage):
-                self._take_event(batch, message)
+                self._take_event(batch, message, result)
             else:
-                self._take_secure_cards(batch, message)
+                self._take_secure_cards(batch, message, result)
             self._advance(batch, message.table, result)
             batch.newest[message.table] = max(batch.newest.get(message.table, 0), message.seq)
 
@@ -430,41 +451,126 @@ class Ingest:
             self._cursors[table_id] = cursor
         return cursor
 
-    def _take_event(self, batch: _Batch, message: EventMessage) -> None:
-        """Store an event once (buffered for the batch's bulk insert)."""
+    def _too_far_ahead(self, batch: _Batch, message: EventMessage | SecureCards) -> str | None:
+        """Why an event (or its hole cards) is refused for being beyond what the bridge
+        holds above the table's stored contiguous seq (:data:`HOLD_AHEAD`); None if not."""
+        acked = self._cursor(batch, message.table).acked_seq
+        if message.seq - acked <= HOLD_AHEAD:
+            return None
+        topic = f"{self._root}{message.table}/" + (
+            "event" if isinstance(message, EventMessage) else "secure/cards")
+        reason = (f"seq {message.seq} is more than {HOLD_AHEAD} above the last stored seq "
+                  f"{acked} of table {message.table}: not a gap the table can fill, so it is "
+                  "neither stored nor asked for; check the table's journal")
+        log.warning("ignored a message on %s: %s", topic, reason)  # never the payload
+        return reason
+
+    def _take_event(self, batch: _Batch, message: EventMessage, result: IngestResult) -> None:
+        """Store an event once (buffered for the batch's bulk insert). One above a gap is
+        held in memory until the gap fills, and stored then (a shared store keeps it, not
+        applied, so that another bridge can apply it); a payload that differs from the one
+        held or stored for its seq is a conflict (:meth:`_conflict`)."""
         cursor = self._cursor(batch, message.table)
         payload = message.model_dump_json(by_alias=True)
         seq = message.seq
         if seq <= cursor.acked_seq:  # applied already: compare with the stored row
             stored = batch.session.execute(select(EventRecord.boot, EventRecord.payload).where(
                 EventRecord.table_id == message.table, EventRecord.seq == seq)).first()
-            same = stored is None or (stored.boot == message.boot and stored.payload == payload)
+            stored_payload = stored.payload if stored is not None else payload
             stored_boot = stored.boot if stored is not None else None
+            same = stored is None or (stored.boot == message.boot and stored.payload == payload)
         elif (pending := cursor.events.get(seq)) is not None:
             same = pending.payload == payload
-            stored_boot = pending.message.boot
+            stored_payload, stored_boot = pending.payload, pending.message.boot
         else:
-            new = _Pending(message, payload, in_db=False)
+            # ahead of the contiguous seq: held, neither applied, acked nor fed (#17)
+            queue = self._shared or seq == cursor.acked_seq + 1
+            new = _Pending(message, payload, in_db=False, queued=queue)
             cursor.events[seq] = new
-            batch.events.append((message.table, seq, new))
+            if queue:
+                batch.events.append((message.table, seq, new))
             return
         if same:
             self.duplicates += 1
+            self._confirmed(batch, message.table, seq, "event")
         else:
-            self.conflicts += 1
-            log.warning("table %s sent seq %d again with a different payload (boot %s, "
-                        "stored boot %s); the stored event stands", message.table, seq,
-                        message.boot, stored_boot)
+            self._conflict(batch, result, message, "event", payload, stored_payload,
+                           stored_boot)
 
-    def _take_secure_cards(self, batch: _Batch, message: SecureCards) -> None:
-        """Store the hole cards of a ``hole_dealt`` event (same seq), once; a burn card's
-        half only completes its ``burn`` event."""
+    def _conflict(self, batch: _Batch, result: IngestResult, message: EventMessage |
+                  SecureCards, topic: str, payload: str, stored: str,
+                  stored_boot: str | None, *, hashed: str | None = None) -> None:
+        """A payload for a seq that holds another one: the first stands; the other is kept
+        for audit (:class:`SeqConflict`, counted), the floor is told (a ``conflict`` feed
+        item: the page shows an alert), and the table is asked once to resend that seq:
+        what its journal resends settles which one was the table's (:meth:`_confirmed`)."""
+        self.conflicts += 1
+        session, now = batch.session, self._clock()
+        table, seq = message.table, message.seq
+        digest = _sha256(payload if hashed is None else hashed)
+        row = session.scalar(select(SeqConflict).where(
+            SeqConflict.table_id == table, SeqConflict.seq == seq, SeqConflict.topic == topic,
+            SeqConflict.payload_hash == digest))
+        if row is not None:  # again: counted (a repeat proves nothing: whoever sent it
+            row.count += 1  # once can send it again; only the stored payload coming back
+            row.last_at = now  # from the table settles it, see _confirmed)
+        else:
+            asked = session.scalar(select(SeqConflict.id).where(
+                SeqConflict.table_id == table, SeqConflict.seq == seq).limit(1)) is not None
+            session.add(SeqConflict(
+                table_id=table, seq=seq, topic=topic, boot=message.boot,
+                stored_boot=stored_boot, stored_hash=_sha256(stored), payload_hash=digest,
+                payload=payload, first_at=now, last_at=now, count=1,
+                confirm_asked_at=None if asked else now))
+            session.flush()
+            if not asked:
+                self._confirming.add((table, seq))
+                topics = Topics(self.site, table)
+                result.outbound.append(Outbound(topics.ack, ResendRequest(
+                    table=table, boot=self._host_boot, ts=now, seq=self._next_host_seq(),
+                    from_seq=seq, to_seq=seq).to_wire()))
+        log.warning("table %s sent seq %d on %s again with a different payload (boot %s, "
+                    "stored boot %s); the stored one stands, the other is kept for audit "
+                    "(GET /api/v1/tables/%s/conflicts)", table, seq, topic, message.boot,
+                    stored_boot, table)
+        result.feed.append({"type": "conflict", "table": table, "seq": seq, "topic": topic})
+
+    def _confirmed(self, batch: _Batch, table: str, seq: int, topic: str) -> None:
+        """A copy of the stored payload for a seq the table was asked to confirm: its
+        journal holds what the bridge stored, so the conflicting payloads were not the
+        table's (verdict ``stored``)."""
+        if (table, seq) not in self._confirming:
+            return
+        self._confirming.discard((table, seq))
+        batch.session.execute(update(SeqConflict).where(
+            SeqConflict.table_id == table, SeqConflict.seq == seq, SeqConflict.topic == topic,
+            SeqConflict.verdict.is_(None)).values(verdict="stored"))
+        log.warning("table %s resent seq %d as stored: the conflicting payload was not the "
+                    "table's", table, seq)
+
+    def _take_secure_cards(self, batch: _Batch, message: SecureCards,
+                           result: IngestResult) -> None:
+        """Store the hole cards of a ``hole_dealt`` event (same seq), once (held in memory
+        like their event while above a gap); a burn card's half only completes its ``burn``
+        event. Other hole cards for a seq that holds some are a conflict."""
         cursor = self._cursor(batch, message.table)
         seq = message.seq
-        if seq in cursor.cards or (seq <= cursor.acked_seq and batch.session.scalar(
-                select(HoleCards.id).where(HoleCards.table_id == message.table,
-                                           HoleCards.seq == seq)) is not None):
-            self.duplicates += 1
+        if seq in cursor.cards:
+            stored = cursor.holes.get(seq)
+        elif seq <= cursor.acked_seq:
+            stored = batch.session.scalar(select(HoleCards.cards).where(
+                HoleCards.table_id == message.table, HoleCards.seq == seq))
+        else:
+            stored = None
+        if seq in cursor.cards or stored is not None:
+            cards = list(message.cards)
+            if message.what == "burn" or stored is None or list(stored) == cards:
+                self.duplicates += 1
+                self._confirmed(batch, message.table, seq, "secure/cards")
+            else:  # compared and hashed, never logged
+                self._conflict(batch, result, message, "secure/cards",
+                               message.model_dump_json(by_alias=True), json.dumps(stored),
+                               None, hashed=json.dumps(cards))
             return
         if seq > cursor.acked_seq:
             cursor.cards.add(seq)
@@ -472,9 +578,13 @@ class Ingest:
                 cursor.holes[seq] = list(message.cards)
         if message.what == "burn":
             return  # a burn card completes its event; the floor never shows burns
-        batch.cards.append({"table_id": message.table, "seq": seq, "hand_no": message.hand_no,
-                            "player": message.player, "cards": list(message.cards),
-                            "received_at": self._clock()})
+        row = {"table_id": message.table, "seq": seq, "hand_no": message.hand_no,
+               "player": message.player, "cards": list(message.cards),
+               "received_at": self._clock()}
+        if self._shared or seq <= cursor.acked_seq + 1:
+            batch.cards.append(row)
+        else:
+            cursor.held_cards[seq] = row  # stored with its event, once the gap fills
 
     def _flush(self, batch: _Batch) -> None:
         """The buffered rows, in bulk: new events, hole cards, events now applied."""
@@ -523,6 +633,11 @@ class Ingest:
                     cursor.log = None
             if pending.in_db:
                 batch.applied.append({"t": table_id, "s": seq})
+            elif not pending.queued:  # held in memory above a gap: stored now, applied
+                pending.queued = True
+                batch.events.append((table_id, seq, pending))
+            if (held_row := cursor.held_cards.pop(seq, None)) is not None:
+                batch.cards.append(held_row)
             pending.applied = True
             del cursor.events[seq]
             cursor.cards.discard(seq)
@@ -539,25 +654,39 @@ class Ingest:
         result.outbound.append(Outbound(topics.ack, AckMessage(
             table=table_id, boot=boot, ts=now, seq=self._next_host_seq(),
             acked=cursor.acked_seq).to_wire(), coalesce=True))
-        gap_from = cursor.acked_seq + 1
-        if seq <= gap_from:
-            if seq < gap_from:
-                self._gaps.pop(table_id, None)  # nothing missing below what just arrived
-            return
+        # One outstanding resend request per table (#17): while its answer lands (the
+        # contiguous seq moves) nothing is asked again; only when it is answered, or when
+        # nothing moved for ``resend_after`` seconds, is the next one sent.
+        acked, gap_from = cursor.acked_seq, cursor.acked_seq + 1
         asked = self._gaps.get(table_id)
-        if asked is not None and asked.from_seq == gap_from and \
-                self._taken - asked.asked_at < self._resend_after:
-            return  # asked for this gap recently
+        if asked is not None:
+            if acked >= asked.to_seq:  # answered: anything still missing is asked now
+                del self._gaps[table_id]
+                seq = max(seq, max(cursor.events, default=0), max(cursor.cards, default=0))
+            elif acked > asked.progress_seq:  # the answer is landing
+                self._gaps[table_id] = _Gap(asked.from_seq, asked.to_seq, acked, now)
+                return
+            elif now - asked.progress_at < self._resend_after:
+                return  # asked, and not yet timed out
+            else:
+                seq = max(seq, max(cursor.events, default=0), max(cursor.cards, default=0))
+        if seq <= gap_from:
+            return
         above = [s for s in cursor.events if gap_from < s <= seq]
         gap_to = (min(above) if above else seq) - 1
         if gap_from in cursor.events:
             gap_to = max(gap_to, gap_from)  # the event is here, its hole cards are not
-        self._gaps[table_id] = _Gap(gap_from, self._taken)
-        log.info("table %s: seq %d..%d missing, asking for a resend", table_id, gap_from,
-                 gap_to)
+        self._gaps[table_id] = _Gap(gap_from, gap_to, acked, now)
+        log.info("table %s: seq %d..%d missing, asking for a resend%s", table_id, gap_from,
+                 gap_to, "" if asked is None or acked >= asked.to_seq else
+                 f" again (nothing arrived for {self._resend_after:g} s)")
         result.outbound.append(Outbound(topics.ack, ResendRequest(
             table=table_id, boot=boot, ts=now, seq=self._next_host_seq(), from_seq=gap_from,
             to_seq=gap_to).to_wire()))
+
+
+def _sha256(text: str) -> str:
+    return hashlib.sha256(text.encode()).hexdigest()
 
 
 def _log_step(cursor: _Cursor, seq: int, message: EventMessage) -> None:

@@ -3,8 +3,9 @@
 A public event reaches the feed as soon as it is parsed (:meth:`FloorFeed.offer`, on the
 event loop), not after it is stored: the table journaled it before sending it, and the
 store only decides when it is acknowledged. Per table, events go out once each and in seq
-order: one that arrives above a gap is held until the gap fills, and what the store
-applies is offered again (:meth:`FloorFeed.settle`) so nothing it applied is missed.
+order: one that arrives above a gap is held until the gap fills (never shown before), and
+what the store applies is offered again (:meth:`FloorFeed.settle`) so nothing it applied is
+missed.
 A table's new public state (``state`` items: the hand in play as the table's rules engine
 sees it, the stakes in force; :func:`host_bridge.ingest.state_item`) goes out once the
 store has kept it, and only when it changed.
@@ -31,8 +32,9 @@ __all__ = ["DROPPED", "HOLD_LIMIT", "QUEUE_LIMIT", "FloorFeed", "HoleCardRelease
 
 QUEUE_LIMIT = 1000
 # Events held above a gap, per table: a gap normally fills within a resend's round trip.
-# With more held (a lost event the table has not resent yet, or another bridge behind a
-# shared subscription took it) the feed skips the gap rather than hold more.
+# Beyond these (a lost event the table has not resent yet, another bridge behind a shared
+# subscription took it, a forged seq) an event is not held: it reaches the feed when the
+# store applies it (:meth:`FloorFeed.settle`). The feed never skips a gap (#17).
 HOLD_LIMIT = 100
 DROPPED: FeedItem = {"type": "dropped", "reason": "this feed fell more than 1000 items behind; "
                      "reconnect and reload the tables"}
@@ -86,14 +88,11 @@ class FloorFeed:
         fed = self._fed.get(table, 0)
         if seq <= fed:
             return False
-        if seq > fed + 1:
+        if seq > fed + 1:  # ahead of the contiguous seq: never shown before the gap fills
             held = self._held.setdefault(table, {})
-            held[seq] = item
-            if len(held) < HOLD_LIMIT:
-                return False
-            first = min(held)  # skip the gap: what is held goes out, in seq order
-            self._push(table, first, held.pop(first))
-            return True
+            if seq in held or len(held) < HOLD_LIMIT:
+                held.setdefault(seq, item)  # the first payload stands, as in the store
+            return False
         self._push(table, seq, item)
         return True
 

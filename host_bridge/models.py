@@ -184,3 +184,30 @@ class AuditEntry(Base):
     outcome: Mapped[str] = mapped_column(String(16))  # sent, ok, error, timeout, unsent
     reply: Mapped[dict[str, object] | None] = mapped_column(JSON)
     answered_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+
+
+class SeqConflict(Base):
+    """A payload a table's topic carried for a seq that already held another one (issue 17):
+    kept for audit, whichever was first stands. ``payload`` is the conflicting payload as
+    the bridge parsed it (a ``secure/cards`` one holds hole cards: shown to the card role
+    only); ``count`` how many times it came; ``confirm_asked_at`` when the table was asked
+    to resend that seq (once per seq); ``verdict`` is ``stored`` once the table resent the
+    stored payload (the conflicting one was not the table's)."""
+
+    __tablename__ = "seq_conflicts"
+    __table_args__ = (UniqueConstraint("table_id", "seq", "topic", "payload_hash"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    table_id: Mapped[str] = mapped_column(String(ID), index=True)
+    seq: Mapped[int] = mapped_column(Integer)
+    topic: Mapped[str] = mapped_column(String(16))  # event, secure/cards
+    boot: Mapped[str] = mapped_column(String(ID))  # the conflicting payload's boot
+    stored_boot: Mapped[str | None] = mapped_column(String(ID))
+    stored_hash: Mapped[str] = mapped_column(String(64))  # sha256 of the stored payload
+    payload_hash: Mapped[str] = mapped_column(String(64))  # sha256 of the conflicting one
+    payload: Mapped[str] = mapped_column(Text)
+    first_at: Mapped[float] = mapped_column(Float)
+    last_at: Mapped[float] = mapped_column(Float)
+    count: Mapped[int] = mapped_column(Integer, default=1)
+    confirm_asked_at: Mapped[float | None] = mapped_column(Float)
+    verdict: Mapped[str | None] = mapped_column(String(16))

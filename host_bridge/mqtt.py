@@ -158,6 +158,7 @@ class MqttLink:
     async def __aenter__(self) -> Self:
         settle_gc()
         self._bridge.attach(self)
+        self._bridge.broker_down()  # not connected yet: tables unknown until heard
         await self.session.__aenter__()
         return self
 
@@ -167,10 +168,14 @@ class MqttLink:
 
     async def _serve(self, client: aiomqtt.Client) -> None:
         inbound: asyncio.Queue[Parsed] = asyncio.Queue()
-        async with asyncio.TaskGroup() as tg:
-            tg.create_task(self._read(client, inbound), name="bridge-mqtt-read")
-            tg.create_task(self._ingest(inbound), name="bridge-mqtt-ingest")
-            tg.create_task(self._send_acks(), name="bridge-mqtt-acks")
+        self._bridge.broker_up()
+        try:
+            async with asyncio.TaskGroup() as tg:
+                tg.create_task(self._read(client, inbound), name="bridge-mqtt-read")
+                tg.create_task(self._ingest(inbound), name="bridge-mqtt-ingest")
+                tg.create_task(self._send_acks(), name="bridge-mqtt-acks")
+        finally:
+            self._bridge.broker_down()
 
     async def _read(self, client: aiomqtt.Client, inbound: asyncio.Queue[Parsed]) -> None:
         """Admit each message as it arrives (the live feed gets it now), then queue it

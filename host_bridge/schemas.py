@@ -10,6 +10,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from controller.events import Command, JsonScalar, PublicState
+from controller.events.base import Id
 from controller.events.state import PublicHand, Stakes
 
 
@@ -31,7 +32,10 @@ class TableBase(BaseModel):
     """A table as the floor sees it."""
 
     id: str
-    online: bool
+    online: bool | None = Field(description="true or false as the table last said (its "
+                                "retained status; its Will says false); null (unknown) while "
+                                "the bridge's own broker connection is down, and after it is "
+                                "back until the table's status is heard again")
     level: int
     paused: bool
     hand_for_hand: bool
@@ -58,13 +62,24 @@ class TablePublic(TableBase):
         None, description="the table's own retained snapshot (table/{id}/state), as of the "
         "last one received; the fields above but hand and stakes are the bridge's, from the "
         "events it applied")
+    conflicts: int = Field(
+        0, description="payloads the table's topics carried for a seq that already held "
+        "another one (a floor alert; GET /api/v1/tables/{id}/conflicts lists them)")
+
+
+class BrokerLinkPublic(BaseModel):
+    """The bridge's own broker connection: while it is down, no table's state is known."""
+
+    connected: bool
+    lost_at: datetime | None = Field(None, description="since when it is down (UTC)")
 
 
 class TablesPublic(BaseModel):
-    """Every table."""
+    """Every table, and the bridge's broker connection (null when no broker is set up)."""
 
     data: list[TablePublic]
     count: int
+    broker: BrokerLinkPublic | None = None
 
 
 class HandPublic(BaseModel):
@@ -97,6 +112,10 @@ class CommandCreate(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     command: Command
+    command_id: Id | None = Field(
+        None, description="to retry a command that got no reply, the command_id it was "
+        "sent with: the table carries it out once; an id already used for another command "
+        "is refused with the reason. Left out, the bridge makes a new one")
 
 
 class CommandPublic(BaseModel):
@@ -151,3 +170,34 @@ class HoleCardsView(BaseModel):
     hand_over: bool
     released: list[HoleCardsPublic]
     withheld: int = Field(description="players whose cards are still inside the delay")
+
+
+class ConflictPublic(BaseModel):
+    """A payload that came for a seq that already held another one: the first stands; this
+    one is kept for audit (issue 17)."""
+
+    seq: int
+    topic: Literal["event", "secure/cards"]
+    boot: str = Field(description="the boot id the conflicting payload named")
+    stored_boot: str | None
+    stored_hash: str = Field(description="sha256 of the payload that stands")
+    payload_hash: str = Field(description="sha256 of the conflicting payload (of its cards "
+                              "for secure/cards)")
+    payload: str | None = Field(description="the conflicting payload; null for a "
+                                "secure/cards one unless the role may see hole cards")
+    first_at: float
+    last_at: float
+    count: int = Field(description="how many times it came")
+    confirm_asked_at: float | None = Field(description="when the table was asked to resend "
+                                           "that seq (once per seq)")
+    verdict: Literal["stored"] | None = Field(description="``stored`` once the table "
+                                              "resent the stored payload for that seq")
+    finding: str = Field(description="what the table's resend showed, in words")
+
+
+class ConflictsPublic(BaseModel):
+    """A table's conflicting payloads, newest first."""
+
+    table_id: str
+    data: list[ConflictPublic]
+    count: int

@@ -90,7 +90,9 @@ class BridgeSettings(BaseSettings):
     mqtt_tls_ca: FilePath | None = None  # CA file: connect with TLS, verifying the broker
     command_timeout_s: Annotated[float, Field(gt=0, le=300)] = 5.0
     hole_card_delay_s: Annotated[float, Field(ge=0, le=3600)] = 30.0
-    resend_after_events: Annotated[int, Field(ge=1)] = 50  # re-ask a gap after this many
+    # a table's one outstanding resend request is asked again only after this many seconds
+    # in which its contiguous seq did not move (#17)
+    resend_after_s: Annotated[float, Field(gt=0, le=300)] = 2.0
     tokens: tuple[TokenGrant, ...] = ()
 
     @field_validator("tokens")

@@ -26,7 +26,7 @@ _CPU = "cpu"  # asks the child for its CPU time
 
 
 def _serve(conn: Connection, database_url: str, site: str, host_boot: str,
-           resend_after: int) -> None:
+           resend_after: float) -> None:
     from host_bridge.db import make_engine, session_factory, writer_sessions
     from host_bridge.mqtt import settle_gc
 
@@ -53,7 +53,7 @@ class StoreProcess:
     """An :class:`Ingest` whose :meth:`apply` runs in a child process."""
 
     def __init__(self, local: Ingest, database_url: str, *, host_boot: str,
-                 resend_after: int = 50) -> None:
+                 resend_after: float = 2.0) -> None:
         self._local = local
         self.site = local.site
         context = multiprocessing.get_context("spawn")

@@ -203,14 +203,18 @@ class TableLink:
         while True:
             if outbox.take_rewind():
                 cursor = min(cursor, outbox.acked)
-            resend = outbox.take_resend()
+            # the host's resend, a chunk at a time, taking turns with the live stream; the
+            # part at or above the cursor goes out with the stream itself (no double send)
+            resend = outbox.take_resend(cursor)
             if resend is not None:
-                log.info("resending %d..%d at the host's request", *resend)
+                log.debug("resending %d..%d at the host's request", *resend)
                 await send(await outbox.range(*resend))
-            elif outbox.last_seq > cursor:
+            if outbox.last_seq > cursor:
                 batch = await outbox.next_batch(cursor)
                 await send(batch)
                 cursor = batch[-1].seq
+            elif resend is not None:
+                continue
             elif state_sent != outbox.state_version:
                 state_sent = outbox.state_version
                 o = outbox
@@ -219,4 +223,3 @@ class TableLink:
                     state=o.state).to_wire(), qos=1, retain=True)
             else:
                 await outbox.wait_for_news()
-

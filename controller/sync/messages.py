@@ -39,12 +39,20 @@ from controller.events.base import CardText, Count, Id
 from controller.sync.errors import MessageRejected
 
 __all__ = [
-    "SCHEMA_VERSION", "AckMessage", "CommandMessage", "Envelope", "EventMessage", "HostAck",
-    "HostStatusMessage", "ReplyMessage", "ResendRequest", "SecureCards", "StateMessage",
-    "StatusMessage", "parse_host_ack", "parse_message",
+    "SCHEMA_VERSION", "SEQ_MAX", "AckMessage", "CommandMessage", "Envelope", "EventMessage",
+    "HostAck", "HostStatusMessage", "ReplyMessage", "ResendRequest", "SecureCards", "Seq",
+    "SeqOrZero", "StateMessage", "StatusMessage", "parse_host_ack", "parse_message",
 ]
 
 SCHEMA_VERSION: Final = 2
+#: the largest seq on the wire (a signed 64-bit integer: what the journal and the stores
+#: keep); anything above, below 1 on an event, or below 0 elsewhere is refused
+SEQ_MAX: Final = 2**63 - 1
+#: an event's seq: 1..2^63-1 (DESIGN, Wire format)
+Seq = Annotated[int, Field(ge=1, le=SEQ_MAX)]
+#: the seq of a message that is not an event (a status, a state, a reply, an ack): the last
+#: event's seq, 0 before the first
+SeqOrZero = Annotated[int, Field(ge=0, le=SEQ_MAX)]
 _CHANGES: Final = {1: "version 2 split table_changed into one kind per change"}
 
 
@@ -55,7 +63,7 @@ class Envelope(Frozen):
     schema_version: Literal[2] = Field(default=SCHEMA_VERSION, alias="schema")
     table: Id
     boot: Id
-    seq: Count
+    seq: SeqOrZero
     ts: float
 
     def to_wire(self) -> bytes:
@@ -66,6 +74,7 @@ class Envelope(Frozen):
 class EventMessage(Envelope):
     """``table/{id}/event``: one accepted event."""
 
+    seq: Seq
     event: TableEvent
 
 
@@ -74,6 +83,7 @@ class SecureCards(Envelope):
     player's hole cards (``what`` "hole", of a ``hole_dealt``) or a burn card ("burn",
     of a ``burn``; ``player`` is None)."""
 
+    seq: Seq
     hand_no: Annotated[int, Field(ge=1)]
     player: Count | None = None
     cards: tuple[CardText | None, ...]
@@ -126,15 +136,15 @@ class AckMessage(Envelope):
     """``host/ack/{id}``: the host has stored every event up to ``acked`` (contiguous)."""
 
     kind: Literal["ack"] = "ack"
-    acked: Count
+    acked: SeqOrZero
 
 
 class ResendRequest(Envelope):
     """``host/ack/{id}``: the host saw a gap and asks for ``from_seq..to_seq`` again."""
 
     kind: Literal["resend"] = "resend"
-    from_seq: Annotated[int, Field(ge=1)]
-    to_seq: Annotated[int, Field(ge=1)]
+    from_seq: Seq
+    to_seq: Seq
 
 
 class HostStatusMessage(Envelope):

@@ -4,8 +4,11 @@ The live table hands its accepted events to :meth:`Outbox.record` (the :class:`E
 it is given); they are journaled and fsynced on the journal's own thread, then queued for
 the link. Everything the host has not acknowledged stays in the journal's outbox and goes
 out again on reconnect, when ``host/status`` turns online, or, for a range, when the host
-asks. Acks prune it; they are written at most every ``prune_every`` seconds, since a lost
-ack only costs a resend that the host ignores.
+asks. A resend is paced: one range waits at a time (a new request widens it), and the link
+takes it :data:`RESEND_CHUNK` events at a time, between its live batches, dropping whatever
+the host has acknowledged meanwhile or the link's own stream is about to send anyway (after
+a rewind or a new session). Acks prune it; they are written at most every
+``prune_every`` seconds, since a lost ack only costs a resend that the host ignores.
 """
 
 from __future__ import annotations
@@ -26,7 +29,7 @@ log = logging.getLogger(__name__)
 T = TypeVar("T")
 
 RECENT = 4096  # parcels kept in memory for the fast path; older ones are read back
-MAX_RESEND = 10_000  # the most a single resend request is answered with
+RESEND_CHUNK = 256  # events a resend sends before the live stream gets its turn
 
 
 class EventSink(Protocol):
@@ -54,7 +57,8 @@ class Outbox:
         self._arrived = asyncio.Event()
         self._ack_changed = asyncio.Event()
         self._prune_every = prune_every
-        self._resends: deque[tuple[int, int]] = deque()
+        # the range still to resend, and the host's ack when it was asked
+        self._resend: tuple[int, int, int] | None = None
         self._rewind = False
         self._pruner: asyncio.Task[None] | None = None
         self._history_every = history_every  # seconds between journal retention passes
@@ -138,17 +142,39 @@ class Outbox:
         return True
 
     def request_resend(self, from_seq: int, to_seq: int) -> bool:
-        """Queue a resend of ``from_seq..to_seq`` (clipped to what exists); False if empty."""
-        to_seq = min(to_seq, self.last_seq, from_seq + MAX_RESEND - 1)
+        """Queue a resend of ``from_seq..to_seq`` (clipped to what exists); False if empty.
+        One range waits at a time: a request while one waits widens it (the host asks from
+        its contiguous seq, so the two overlap or touch)."""
+        to_seq = min(to_seq, self.last_seq)
         if from_seq > to_seq:
             return False
-        self._resends.append((from_seq, to_seq))
+        acked = self.acked
+        if self._resend is not None:
+            from_seq, to_seq = min(from_seq, self._resend[0]), max(to_seq, self._resend[1])
+            acked = min(acked, self._resend[2])
+        self._resend = (from_seq, to_seq, acked)
         self._arrived.set()
         return True
 
-    def take_resend(self) -> tuple[int, int] | None:
-        """The next queued resend range, if any."""
-        return self._resends.popleft() if self._resends else None
+    def take_resend(self, sent: int) -> tuple[int, int] | None:
+        """The next chunk (at most :data:`RESEND_CHUNK` events) of the waiting resend, if
+        any. ``sent`` is the highest seq the link's stream has sent this session: the part
+        of the range above it goes out with that stream anyway, and the part the host has
+        acknowledged since it asked is not needed; both are dropped (so a resend request
+        does not double a rewind's traffic). What was acknowledged before the request
+        (history a new host asks for, a seq it asks to confirm) is sent."""
+        if self._resend is None:
+            return None
+        first, last, acked = self._resend
+        if self.acked > acked:
+            first = max(first, self.acked + 1)
+        last = min(last, sent)
+        if first > last:
+            self._resend = None
+            return None
+        end = min(last, first + RESEND_CHUNK - 1)
+        self._resend = (end + 1, last, acked) if end < last else None
+        return first, end
 
     def rewind(self) -> None:
         """Everything unacknowledged goes out again (the host came online)."""
@@ -166,8 +192,8 @@ class Outbox:
             log.warning("resend of %d..%d asked: events up to %d are past the journal's "
                         "retention and acknowledged; only the later ones go out", from_seq,
                         to_seq, self.journal.pruned)
-        return await self.run(lambda: self.journal.parcels(from_seq - 1, upto=to_seq,
-                                                           limit=MAX_RESEND))
+        return await self.run(lambda: self.journal.parcels(
+            from_seq - 1, upto=to_seq, limit=max(1, to_seq - from_seq + 1)))
 
     async def _prune_loop(self) -> None:
         while True:

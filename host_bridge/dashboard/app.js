@@ -127,6 +127,7 @@ async function api(path, options = {}) {
 async function loadTables() {
   const since = state.reports;
   const body = await api("/tables");
+  state.broker = body.broker || null;
   state.tables = new Map();
   for (const t of body.data) adopt(t, since);
   scheduleRender();
@@ -237,6 +238,13 @@ function onFeed(item) {
     who.hidden = false;
     loadTables().catch((err) => setLink(`Could not load the tables: ${err.message}`, "down"));
     scheduleRender();
+  } else if (item.type === "broker") {
+    // the bridge's own broker connection: while it is down no table's state is known;
+    // once it is back, each table is known again as its status item arrives
+    state.broker = { connected: item.connected,
+      lost_at: item.since ? new Date(item.since * 1000).toISOString() : null };
+    if (!item.connected) for (const t of state.tables.values()) t.online = null;
+    scheduleRender();
   } else if (item.type === "status") {
     const table = state.tables.get(item.table);
     if (table) { table.online = item.online; scheduleRender(); }
@@ -250,6 +258,8 @@ function onFeed(item) {
     scheduleRender();
   } else if (item.type === "state") {
     takeReport(item); // the table's public state: the engine's view of the hand in play
+  } else if (item.type === "conflict") {
+    refreshTable(item.table); // the table's conflicts count: an alert on its card
   } else if (item.type === "stored") {
     refreshTable(item.table); // events reach the feed before the store: reload once stored
   }
@@ -287,10 +297,18 @@ function shortBy(table, most) {
 
 function badges(table, short) {
   const out = [];
-  if (!table.online) out.push(h("span", { class: "badge offline" }, "OFFLINE"));
+  if (table.online === null) {
+    out.push(h("span", { class: "badge unknown", title: "the bridge cannot hear the tables: "
+      + "this table's state is not known until it reports again" }, "UNKNOWN"));
+  } else if (!table.online) out.push(h("span", { class: "badge offline" }, "OFFLINE"));
   for (const seat of table.seat_nodes_offline || []) {
     out.push(h("span", { class: "badge node-offline", title: "the seat node is not answering: "
       + "its cards are not read; the dealer keys them in" }, `SEAT ${seat} NODE OFFLINE`));
+  }
+  if (table.conflicts) { // issue 17: a payload came for a seq that held another one
+    out.push(h("span", { class: "badge conflict", title: "a payload arrived for a seq that "
+      + "already held another one; the first stands, the other is kept for audit: GET "
+      + `/api/v1/tables/${table.id}/conflicts` }, `SEQ CONFLICT ×${table.conflicts}`));
   }
   if (table.closed) out.push(h("span", { class: "badge closed" }, "CLOSED"));
   if (table.paused) out.push(h("span", { class: "badge paused" }, "PAUSED"));
@@ -356,7 +374,8 @@ function render() {
   $("no-tables").hidden = tables.length > 0;
   patchChildren(grid, tables.map((t) => {
     const short = shortBy(t, most);
-    const classes = ["table-card", t.online ? "online" : "offline", short ? "short" : "",
+    const classes = ["table-card", t.online === null ? "unknown" : t.online ? "online"
+      : "offline", short ? "short" : "",
       t.paused ? "paused" : "", t.closed ? "closed" : "",
       t.id === state.selected ? "selected" : ""].filter(Boolean).join(" ");
     return h("li", { class: classes, dataset: { table: t.id } },
@@ -368,11 +387,29 @@ function render() {
         h("p", { class: "badges" }, badges(t, short))),
       facts(t), handOf(t), seatList(t));
   }));
+  renderBrokerLost();
   const online = tables.filter((t) => t.online).length;
   const players = tables.reduce((n, t) => n + t.seats.length, 0);
   $("summary").textContent = tables.length
     ? `${tables.length} tables · ${online} online · ${players} players` : "";
   renderDetail(most);
+}
+
+// The banner over the grid while the bridge has lost its broker (tables' states unknown).
+function renderBrokerLost() {
+  let banner = $("broker-lost");
+  if (!banner) {
+    banner = h("p", { id: "broker-lost", class: "broker-lost", role: "alert" });
+    const grid = $("grid");
+    grid.parentNode.insertBefore(banner, grid);
+  }
+  const lost = state.broker && !state.broker.connected;
+  banner.hidden = !lost;
+  if (!lost) return;
+  const since = state.broker.lost_at ? new Date(state.broker.lost_at) : null;
+  const hhmm = since ? since.toLocaleTimeString([], { hour: "2-digit", minute: "2-digit",
+    hour12: false }) : "now";
+  banner.textContent = `The bridge has lost the broker: tables' states unknown since ${hhmm}`;
 }
 
 // ------------------------------------------------------------------ detail view

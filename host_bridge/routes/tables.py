@@ -2,16 +2,18 @@
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
 from typing import Annotated, Any
 
 from fastapi import APIRouter, HTTPException, Path, status
-from sqlalchemy import select
+from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from controller.events import PublicState
 from host_bridge.deps import BridgeDep, Broadcaster, Reader, SessionDep, SettingsDep
-from host_bridge.models import Hand, HoleCards, PokerTable, Seat
+from host_bridge.models import Hand, HoleCards, PokerTable, Seat, SeqConflict
 from host_bridge.schemas import (
+    BrokerLinkPublic,
     HoleCardsPublic,
     HoleCardsView,
     Message,
@@ -40,33 +42,44 @@ def table_or_404(session: Session, table_id: str) -> PokerTable:
     return table
 
 
-def table_public(session: Session, table: PokerTable) -> TablePublic:
-    """A table row as the API shows it."""
+def table_public(session: Session, table: PokerTable, online: bool | None = None
+                 ) -> TablePublic:
+    """A table row as the API shows it; ``online`` as the bridge knows it
+    (:meth:`~host_bridge.bridge.Bridge.table_online`)."""
     seats = session.scalars(select(Seat).where(Seat.table_id == table.id)
                             .order_by(Seat.seat)).all()
     reported = PublicState.model_validate_json(table.snapshot) if table.snapshot else None
     return TablePublic(
-        id=table.id, online=table.online, level=table.level, paused=table.paused,
+        id=table.id, online=online, level=table.level, paused=table.paused,
         hand_for_hand=table.hand_for_hand, colour_up_at_level=table.colour_up_at_level,
         clock_on_seat=table.clock_on_seat, closed=table.closed, hand_no=table.hand_no,
         hand_in_progress=table.hand_in_progress, acked_seq=table.acked_seq,
         seats=[SeatPublic(seat=s.seat, player=s.player_id, stack=s.stack) for s in seats],
         hand=reported.hand if reported else None,
-        stakes=reported.stakes if reported else None, reported=reported)
+        stakes=reported.stakes if reported else None, reported=reported,
+        conflicts=session.scalar(select(func.count()).select_from(SeqConflict).where(
+            SeqConflict.table_id == table.id)) or 0)  # a floor alert (#17)
 
 
 @router.get("", responses=AUTH)
-def list_tables(session: SessionDep, _who: Reader) -> TablesPublic:
-    """Every table that has reported, with its public state. Any role."""
+def list_tables(session: SessionDep, bridge: BridgeDep, _who: Reader) -> TablesPublic:
+    """Every table that has reported, with its public state, and the bridge's broker
+    connection (while it is down, every table's ``online`` is null). Any role."""
     tables = session.scalars(select(PokerTable).order_by(PokerTable.id)).all()
-    data = [table_public(session, t) for t in tables]
-    return TablesPublic(data=data, count=len(data))
+    data = [table_public(session, t, bridge.table_online(t.id, t.online)) for t in tables]
+    broker = None if bridge.broker_connected is None else BrokerLinkPublic(
+        connected=bridge.broker_connected, lost_at=None if bridge.broker_lost_at is None
+        else datetime.fromtimestamp(bridge.broker_lost_at, UTC))
+    return TablesPublic(data=data, count=len(data), broker=broker)
 
 
 @router.get("/{table_id}", responses={**AUTH, **NOT_FOUND})
-def read_table(table_id: TableId, session: SessionDep, _who: Reader) -> TablePublic:
-    """One table's public state. Any role."""
-    return table_public(session, table_or_404(session, table_id))
+def read_table(table_id: TableId, session: SessionDep, bridge: BridgeDep,
+               _who: Reader) -> TablePublic:
+    """One table's public state (``online`` null while the bridge's broker connection is
+    down). Any role."""
+    table = table_or_404(session, table_id)
+    return table_public(session, table, bridge.table_online(table.id, table.online))
 
 
 @router.get("/{table_id}/hole-cards", responses={**AUTH, **NOT_FOUND})

@@ -24,6 +24,9 @@ ROUTES: list[tuple[str, str, dict[str, Any] | None, frozenset[Role]]] = [
     ("GET", "/api/v1/tables/t1/hands/1", None, EVERYONE),
     ("GET", "/api/v1/tables/t1/hands/1/phh", None, EVERYONE),
     ("GET", "/api/v1/tables/t1/hole-cards", None, frozenset({Role.BROADCAST})),
+    # a conflicting payload for a stored seq (issue 17): every role reads; the cards of a
+    # secure/cards one are shown to the broadcast role only (tests/bridge/test_seq_guard.py)
+    ("GET", "/api/v1/tables/t1/conflicts", None, EVERYONE),
     ("POST", "/api/v1/tables/t1/commands", PAUSE,
      frozenset({Role.FLOOR, Role.DIRECTOR, Role.ADMIN})),
     ("POST", "/api/v1/tables/t1/commands", SET_LEVEL, frozenset({Role.DIRECTOR, Role.ADMIN})),

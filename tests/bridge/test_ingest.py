@@ -23,6 +23,7 @@ from controller.sync.messages import SecureCards, parse_host_ack
 from host_bridge.bridge import Bridge
 from host_bridge.ingest import FeedItem, IngestResult
 from host_bridge.models import EventRecord, Hand, HoleCards, PokerTable, Seat
+from tests.bridge.conftest import ManualClock
 from tests.bridge.tablesim import WireTable, showdown_hand
 
 
@@ -81,15 +82,18 @@ def test_gap_asks_for_a_resend_then_reordered_events_apply_in_seq_order(bridge: 
     assert sorted(applied) == [1, 2, 3, 4]
 
 
-def test_a_gap_is_asked_again_after_enough_other_traffic(bridge: Bridge) -> None:
-    bridge.ingest._resend_after = 3
+def test_a_gap_is_asked_again_only_after_the_timeout_without_progress(
+        bridge: Bridge, clock: ManualClock) -> None:
+    """#17: one outstanding resend request per table; other traffic does not re-ask it,
+    a second with nothing landing for ``resend_after_s`` does."""
     wire = WireTable()
-    msgs = [wire.seat(s, f"p{s}", 100) for s in range(1, 6)]
+    msgs = [wire.event(LevelSet(level=n)) for n in range(1, 60)]
     bridge.ingest.take(*msgs[0])
     assert ("resend", 2, 2) in acks(bridge.ingest.take(*msgs[2]))
-    assert [a for a in acks(bridge.ingest.take(*msgs[3])) if a[0] == "resend"] == []
-    bridge.ingest.take(*wire.status())  # other traffic counts too
-    assert ("resend", 2, 2) in acks(bridge.ingest.take(*msgs[4]))
+    for message in msgs[3:]:  # plenty of other traffic, above the gap
+        assert [a for a in acks(bridge.ingest.take(*message)) if a[0] == "resend"] == []
+    clock.now += bridge.settings.resend_after_s
+    assert ("resend", 2, 2) in acks(bridge.ingest.take(*msgs[-1]))  # a duplicate, late
 
 
 def test_hole_dealt_is_not_acked_until_its_secure_cards_arrive(bridge: Bridge) -> None:

@@ -37,8 +37,10 @@ def test_a_restarted_bridge_resumes_a_gap_and_waiting_hole_cards_from_the_store(
     bridge.ingest.take(*m1)
     assert acks(bridge.ingest.take(*m3)) == [("ack", 1, 1), ("resend", 2, 2)]
     again = restarted(bridge)
-    assert acks(again.take(*m3)) == [("ack", 1, 1), ("resend", 2, 2)]  # seq 3 known stored
-    assert again.duplicates == 1
+    # issue 17: an event above a gap is held in memory, not stored, so the restarted
+    # bridge takes seq 3 anew (the table resends whatever is not acked)
+    assert acks(again.take(*m3)) == [("ack", 1, 1), ("resend", 2, 2)]
+    assert again.duplicates == 0
     assert acks(again.take(*m2)) == [("ack", 3, 3)]
     row = table_row(bridge)
     assert (row.acked_seq, row.level, row.boot) == (3, 4, "boot-1")
@@ -52,7 +54,8 @@ def test_a_duplicate_below_the_cursor_is_compared_with_the_stored_payload(
     bridge.ingest.take(*wire.seat(2, "bob", 500))
     again = restarted(bridge)
     forged = WireTable(seq=iter([1])).seat(1, "mallory", 9999)
-    assert acks(again.take(*forged)) == [("ack", 2, 2)]
+    # issue 17: the table is asked once to confirm seq 1 (a resend of it), then the ack
+    assert acks(again.take(*forged)) == [("resend", 1, 1), ("ack", 2, 2)]
     assert (again.conflicts, again.duplicates) == (1, 0)
 
 

@@ -197,19 +197,25 @@ def test_the_event_item_is_the_same_whether_pushed_on_arrival_or_when_applied(
     assert result.feed[0] == event_item(EventMessage.model_validate_json(payload))
 
 
-def test_a_gap_that_does_not_fill_is_skipped_once_the_hold_is_full() -> None:
+def test_a_gap_is_never_skipped_even_once_the_hold_is_full() -> None:
+    # issue 17: the feed never shows an event ahead of its table's contiguous seq; beyond
+    # the hold, an event reaches the feed when the store applies it (settle)
     feed = FloorFeed()
 
-    async def scenario() -> list[int]:
+    async def scenario() -> tuple[list[int], list[int], list[int]]:
         async with feed.subscribe() as queue:
-            for seq in range(2, 2 + HOLD_LIMIT - 1):
+            for seq in range(2, 2 + HOLD_LIMIT + 1):  # one more than the hold keeps
                 feed.offer(item("t1", seq))
-            assert drain(queue) == []  # seq 1 missing: all held, up to the limit
-            feed.offer(item("t1", 1 + HOLD_LIMIT))  # the hold is full: the gap is skipped
-            feed.offer(item("t1", 1))  # too late for this feed (the store has it)
-            return [i["seq"] for i in drain(queue)]
+            before = [i["seq"] for i in drain(queue)]  # seq 1 missing: nothing goes out
+            feed.offer(item("t1", 1))
+            filled = [i["seq"] for i in drain(queue)]
+            feed.settle(item("t1", 2 + HOLD_LIMIT))  # the store applied the one not held
+            return before, filled, [i["seq"] for i in drain(queue)]
 
-    assert asyncio.run(scenario()) == list(range(2, 2 + HOLD_LIMIT))
+    before, filled, settled = asyncio.run(scenario())
+    assert before == []
+    assert filled == list(range(1, 2 + HOLD_LIMIT))
+    assert settled == [2 + HOLD_LIMIT]
 
 
 def test_hole_cards_that_arrive_after_their_hand_ended_go_out_at_once() -> None:

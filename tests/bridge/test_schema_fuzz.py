@@ -29,6 +29,7 @@ from tests.bridge.tablesim import FakeBroker
 OPERATIONS = [
     ("GET", "/api/v1/tables"), ("GET", "/api/v1/tables/{table_id}"),
     ("GET", "/api/v1/tables/{table_id}/hole-cards"), ("GET", "/api/v1/tables/{table_id}/hands"),
+    ("GET", "/api/v1/tables/{table_id}/conflicts"),  # issue 17
     ("GET", "/api/v1/tables/{table_id}/hands/{hand_no}"),
     ("GET", "/api/v1/tables/{table_id}/hands/{hand_no}/phh"),
     ("POST", "/api/v1/tables/{table_id}/commands"), ("GET", "/api/v1/audit"),
