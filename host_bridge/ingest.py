@@ -474,6 +474,8 @@ class Ingest:
         payload = message.model_dump_json(by_alias=True)
         seq = message.seq
         if seq <= cursor.acked_seq:  # applied already: compare with the stored row
+            if batch.events:  # applied in this batch: its row may still be in the buffer
+                self._flush(batch)
             stored = batch.session.execute(select(EventRecord.boot, EventRecord.payload).where(
                 EventRecord.table_id == message.table, EventRecord.seq == seq)).first()
             stored_payload = stored.payload if stored is not None else payload
