@@ -12,6 +12,7 @@ from datetime import datetime
 
 from sqlalchemy import (
     JSON,
+    BigInteger,
     Boolean,
     DateTime,
     Float,
@@ -49,7 +50,7 @@ class PokerTable(Base):
     online: Mapped[bool] = mapped_column(Boolean, default=False)
     status_at: Mapped[float | None] = mapped_column(Float)  # the status message's ts
     boot: Mapped[str | None] = mapped_column(String(ID))  # boot of the last event stored
-    acked_seq: Mapped[int] = mapped_column(Integer, default=0)  # highest contiguous seq
+    acked_seq: Mapped[int] = mapped_column(BigInteger, default=0)  # highest contiguous seq
     level: Mapped[int] = mapped_column(Integer, default=1)
     paused: Mapped[bool] = mapped_column(Boolean, default=False)
     hand_for_hand: Mapped[bool] = mapped_column(Boolean, default=False)
@@ -89,7 +90,7 @@ class StackRecord(Base):
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
     table_id: Mapped[str] = mapped_column(ForeignKey("poker_tables.id"), index=True)
-    seq: Mapped[int] = mapped_column(Integer)
+    seq: Mapped[int] = mapped_column(BigInteger)
     seat: Mapped[int] = mapped_column(Integer)
     player_id: Mapped[str | None] = mapped_column(String(ID))
     chips: Mapped[int] = mapped_column(Integer)
@@ -103,7 +104,7 @@ class LevelRecord(Base):
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
     table_id: Mapped[str] = mapped_column(ForeignKey("poker_tables.id"), index=True)
-    seq: Mapped[int] = mapped_column(Integer)
+    seq: Mapped[int] = mapped_column(BigInteger)
     level: Mapped[int] = mapped_column(Integer)
     ts: Mapped[float] = mapped_column(Float)
 
@@ -127,8 +128,8 @@ class Hand(Base):
     big_blind: Mapped[int] = mapped_column(Integer)
     board: Mapped[list[str]] = mapped_column(JSON)
     rake: Mapped[int] = mapped_column(Integer, default=0)
-    first_seq: Mapped[int] = mapped_column(Integer)
-    last_seq: Mapped[int | None] = mapped_column(Integer)
+    first_seq: Mapped[int] = mapped_column(BigInteger)
+    last_seq: Mapped[int | None] = mapped_column(BigInteger)
     started_ts: Mapped[float] = mapped_column(Float)
     ended_ts: Mapped[float | None] = mapped_column(Float)
     phh: Mapped[str | None] = mapped_column(Text)
@@ -145,7 +146,7 @@ class EventRecord(Base):
     id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
     table_id: Mapped[str] = mapped_column(ForeignKey("poker_tables.id"))
     boot: Mapped[str] = mapped_column(String(ID))
-    seq: Mapped[int] = mapped_column(Integer)
+    seq: Mapped[int] = mapped_column(BigInteger)
     kind: Mapped[str] = mapped_column(String(32))
     ts: Mapped[float] = mapped_column(Float)
     payload: Mapped[str] = mapped_column(Text)
@@ -161,7 +162,7 @@ class HoleCards(Base):
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
     table_id: Mapped[str] = mapped_column(ForeignKey("poker_tables.id"))
-    seq: Mapped[int] = mapped_column(Integer)
+    seq: Mapped[int] = mapped_column(BigInteger)
     hand_no: Mapped[int] = mapped_column(Integer)
     player: Mapped[int] = mapped_column(Integer)
     cards: Mapped[list[str | None]] = mapped_column(JSON)
@@ -199,7 +200,7 @@ class SeqConflict(Base):
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
     table_id: Mapped[str] = mapped_column(String(ID), index=True)
-    seq: Mapped[int] = mapped_column(Integer)
+    seq: Mapped[int] = mapped_column(BigInteger)
     topic: Mapped[str] = mapped_column(String(16))  # event, secure/cards
     boot: Mapped[str] = mapped_column(String(ID))  # the conflicting payload's boot
     stored_boot: Mapped[str | None] = mapped_column(String(ID))

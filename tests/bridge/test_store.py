@@ -3,19 +3,21 @@ the same bridge on a real PostgreSQL (Debian's packages) where one is installed.
 
 from __future__ import annotations
 
+import itertools
 from pathlib import Path
 
 import pytest
 from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
 from fastapi.testclient import TestClient
-from sqlalchemy import Engine, inspect
+from sqlalchemy import Engine, inspect, select, update
 
 from host_bridge.app import create_app
 from host_bridge.db import StoreError, make_engine, migrate, session_factory
-from host_bridge.models import Base, Player
+from host_bridge.models import Base, EventRecord, Player, PokerTable
 from host_bridge.settings import Role
 from tests.bridge.conftest import auth, make_settings, seat_and_play
+from tests.bridge.tablesim import WireTable
 
 
 def model_drift(engine: Engine) -> list[object]:
@@ -88,3 +90,31 @@ def test_a_savepoint_on_sqlite_stays_inside_the_batch_transaction(tmp_path: Path
         session.rollback()
     with sessions() as session:
         assert session.get(Player, "p1") is None  # the outer rollback undid the savepoint
+
+
+def test_a_table_whose_seq_passes_2_to_the_31_keeps_storing_on_postgresql(
+        tmp_path: Path, postgres_url: str) -> None:
+    """A seq is 1..2^63-1 (issue 17): a long-lived table's events past PostgreSQL's 32-bit
+    INTEGER are stored and acked like any others (migration 0004: the seq columns are
+    BIGINT)."""
+    settings = make_settings(tmp_path, database_url=postgres_url)
+    first = create_app(settings)
+    wire = WireTable()
+    for topic, payload in (wire.status(True), wire.seat(1, "a", 1000)):
+        first.state.bridge.ingest.take(topic, payload)
+    near = 2**31 - 2  # as if the table had sent that many events already
+    with first.state.engine.begin() as connection:
+        connection.execute(update(PokerTable).where(PokerTable.id == "t1")
+                           .values(acked_seq=near))
+    first.state.engine.dispose()
+    second = create_app(settings)  # the bridge restarts: the cursor is read from the store
+    wire.seq = itertools.count(near + 1)
+    for seat in (2, 3, 4):
+        second.state.bridge.ingest.take(*wire.seat(seat, f"p{seat}", 1000))
+    with second.state.engine.connect() as connection:
+        stored = connection.execute(select(EventRecord.seq).where(
+            EventRecord.table_id == "t1").order_by(EventRecord.seq)).scalars().all()
+        acked = connection.execute(select(PokerTable.acked_seq).where(
+            PokerTable.id == "t1")).scalar_one()
+    assert stored[-3:] == [2**31 - 1, 2**31, 2**31 + 1] and acked == 2**31 + 1
+    second.state.engine.dispose()
