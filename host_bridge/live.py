@@ -53,6 +53,8 @@ class FloorFeed:
         self._subscribers: list[_Subscriber] = []
         self._fed: dict[str, int] = {}  # table -> highest seq pushed
         self._held: dict[str, dict[int, FeedItem]] = {}  # table -> seq -> item above a gap
+        # told (table, seq) each time the table's contiguous fed seq moves up to seq
+        self.fed_watchers: list[Callable[[str, int], None]] = []
 
     @property
     def subscribers(self) -> int:
@@ -108,16 +110,17 @@ class FloorFeed:
         self.publish(item)
         self._fed[table] = seq
         held = self._held.get(table)
-        if not held:
-            return
-        for old in [s for s in held if s <= seq]:
-            del held[old]
-        while (nxt := held.pop(seq + 1, None)) is not None:
-            seq += 1
-            self.publish(nxt)
-            self._fed[table] = seq
-        if not held:
-            del self._held[table]
+        if held:
+            for old in [s for s in held if s <= seq]:
+                del held[old]
+            while (nxt := held.pop(seq + 1, None)) is not None:
+                seq += 1
+                self.publish(nxt)
+                self._fed[table] = seq
+            if not held:
+                del self._held[table]
+        for watcher in self.fed_watchers:  # what waited for the feed to reach a seq
+            watcher(table, seq)
 
     @asynccontextmanager
     async def subscribe(self, *, privileged: bool = False) -> AsyncIterator[
@@ -147,20 +150,24 @@ class HoleCardRelease:
         self._waiting: dict[str, dict[int, FeedItem]] = {}  # table -> seq -> item
         self._released: dict[str, dict[int, int]] = {}  # table -> seq -> hand_no
         self._over: dict[str, int] = {}  # table -> highest hand_no over
+        # due, but above the table's contiguous fed seq: never shown ahead of it (issue 17)
+        self._blocked: dict[str, dict[int, FeedItem]] = {}
+        feed.fed_watchers.append(self._fed_to)
         self._timer: asyncio.TimerHandle | None = None
         self._timer_at = 0.0
 
     @property
     def waiting(self) -> int:
         """How many players' hole cards are held back."""
-        return sum(map(len, self._waiting.values()))
+        return sum(map(len, self._waiting.values())) + sum(map(len, self._blocked.values()))
 
     def hold(self, cards: SecureCards) -> None:
         """Hold one player's hole cards (a burn card is never shown); cards of a hand that
         is already over go out at once, a resend of cards already out not again."""
         table, seq = cards.table, cards.seq
         waiting = self._waiting.setdefault(table, {})
-        if cards.what != "hole" or seq in waiting or seq in self._released.get(table, ()):
+        if cards.what != "hole" or seq in waiting or seq in self._released.get(table, ()) \
+                or seq in self._blocked.get(table, ()):
             return
         item: FeedItem = {"type": "hole_cards", "table": table, "seq": seq,
                           "hand_no": cards.hand_no, "player": cards.player,
@@ -183,8 +190,22 @@ class HoleCardRelease:
             del released[seq]  # kept one hand back, against late resends
 
     def _release(self, item: FeedItem) -> None:
-        self._released.setdefault(item["table"], {})[item["seq"]] = item["hand_no"]
+        table, seq = item["table"], item["seq"]
+        if seq > self._feed.fed_seq(table):  # its hole_dealt is not on the feed yet: the
+            self._blocked.setdefault(table, {})[seq] = item  # cards wait for the gap
+            return
+        self._released.setdefault(table, {})[seq] = item["hand_no"]
         self._feed.publish(item, private=True)
+
+    def _fed_to(self, table: str, seq: int) -> None:
+        """The feed reached ``seq`` at ``table``: cards that were due go out now."""
+        blocked = self._blocked.get(table)
+        if not blocked:
+            return
+        for due in sorted(s for s in blocked if s <= seq):
+            self._release(blocked.pop(due))
+        if not blocked:
+            del self._blocked[table]
 
     def release_due(self) -> None:
         """Release what the delay has freed; keep a timer for the next one."""

@@ -118,6 +118,7 @@ def _hole(seq: int, hand_no: int = 1, player: int = 0) -> SecureCards:
 def test_broadcast_hole_cards_wait_for_the_delay_and_never_reach_other_roles() -> None:
     clock = ManualClock()
     feed = FloorFeed()
+    feed.start_at({"t1": 30})  # the cards' hole_dealt events are on the feed
     release = HoleCardRelease(feed, 30.0, clock=clock)
 
     async def scenario() -> None:
@@ -143,6 +144,7 @@ def test_broadcast_hole_cards_wait_for_the_delay_and_never_reach_other_roles() -
 def test_broadcast_hole_cards_are_released_at_the_end_of_the_hand_before_the_delay() -> None:
     clock = ManualClock()
     feed = FloorFeed()
+    feed.start_at({"t1": 30})  # the cards' hole_dealt events are on the feed
     release = HoleCardRelease(feed, 30.0, clock=clock)
 
     async def scenario() -> None:
@@ -220,6 +222,7 @@ def test_a_gap_is_never_skipped_even_once_the_hold_is_full() -> None:
 
 def test_hole_cards_that_arrive_after_their_hand_ended_go_out_at_once() -> None:
     feed = FloorFeed()
+    feed.start_at({"t1": 30})  # the cards' hole_dealt events are on the feed
     release = HoleCardRelease(feed, 30.0, clock=ManualClock())
 
     async def scenario() -> list[int]:
@@ -234,6 +237,7 @@ def test_hole_cards_that_arrive_after_their_hand_ended_go_out_at_once() -> None:
 
 def test_the_delay_releases_hole_cards_on_its_own_timer() -> None:
     feed = FloorFeed()
+    feed.start_at({"t1": 30})  # the cards' hole_dealt events are on the feed
     release = HoleCardRelease(feed, 0.05)  # the real clock
 
     async def scenario() -> list[int]:
@@ -265,3 +269,27 @@ def test_acks_are_coalesced_per_table_and_resend_requests_go_at_once(
     assert sent == [("t1", "ack", 1), ("t2", "ack", 1)]  # one per table, the newest
     asyncio.run(link.flush_acks())
     assert len(broker.published) == 2  # nothing waits any more
+
+
+def test_hole_cards_above_a_gap_wait_for_the_feed_to_reach_their_seq() -> None:
+    """Issue 17: nothing is shown ahead of a table's contiguous seq, hole cards included:
+    cards whose delay is over but whose hole_dealt is above a gap wait for the gap."""
+    clock = ManualClock()
+    feed = FloorFeed()
+    feed.start_at({"t1": 3})  # the feed has had seqs 1..3; 4 is missing
+    release = HoleCardRelease(feed, 30.0, clock=clock)
+
+    async def scenario() -> tuple[list[dict[str, Any]], list[int]]:
+        async with feed.subscribe(privileged=True) as broadcast:
+            feed.offer(item("t1", 5))  # held above the gap
+            release.hold(_hole(5))
+            clock.now += 31
+            release.release_due()
+            release.hand_over("t1", 1)  # not even the hand's end shows them early
+            before = drain(broadcast)
+            feed.offer(item("t1", 4))  # the gap fills: 4, 5, then the cards
+            return before, [i["seq"] for i in drain(broadcast)]
+
+    before, after = asyncio.run(scenario())
+    assert before == []
+    assert after == [4, 5, 5] and release.waiting == 0
