@@ -52,6 +52,7 @@ from .commands import (
     Resume,
     ScheduleColourUp,
     SeatPlayer,
+    SetHouse,
     SetLevel,
     SyncClock,
 )
@@ -80,6 +81,7 @@ from .hand import (
     SecretEvent,
     move_of,
 )
+from .house import HOUSE_TEXT_MAX, HouseSet, HouseView, RakeTaken
 from .nodes import SEAT_NODE_OFFLINE, SeatNodeBack
 from .refusal import Rejected
 from .seats import (
@@ -111,6 +113,7 @@ from .union import (
 __all__ = [
     "COMMAND_NAMES",
     "EVENT_TYPES",
+    "HOUSE_TEXT_MAX",
     "KINDS",
     "SEAT_NODE_OFFLINE",
     "TABLE_EVENTS",
@@ -152,6 +155,8 @@ __all__ = [
     "HandVoided",
     "HoleCardsDealt",
     "HoleDealt",
+    "HouseSet",
+    "HouseView",
     "Irregularity",
     "JournalEvent",
     "JsonScalar",
@@ -176,6 +181,7 @@ __all__ = [
     "RaceChipsAwarded",
     "RaceDealtAgain",
     "RakeSetup",
+    "RakeTaken",
     "Rejected",
     "RemovePlayer",
     "ReplayedStep",
@@ -189,6 +195,7 @@ __all__ = [
     "SeatPresence",
     "SeatView",
     "SecretEvent",
+    "SetHouse",
     "SetLevel",
     "ShotClockReport",
     "StackAdjusted",

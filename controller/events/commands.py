@@ -126,6 +126,16 @@ class AddChips(Frozen):
     reason: Literal["rebuy", "add_on"]
 
 
+class SetHouse(Frozen):
+    """Play the house file ``text`` (TOML, ``deploy/houses/``) from the next hand: the
+    game, stakes, rake, straddles, buy-ins and rule options. Refused during a hand
+    (LEVEL-1: a hand is played under the rules it began with) and for a file the table
+    cannot play (the error names the field and its line)."""
+
+    name: Literal["set_house"] = "set_house"
+    text: Annotated[str, Field(min_length=1, max_length=64 * 1024)]
+
+
 class CloseTable(Frozen):
     """Close the table (breaking it)."""
 
@@ -134,10 +144,12 @@ class CloseTable(Frozen):
 
 Command = Annotated[
     Pause | Resume | SetLevel | CallClock | HandForHand | NextHand | SyncClock
-    | ScheduleColourUp | SeatPlayer | RemovePlayer | MovePlayer | AddChips | CloseTable,
+    | ScheduleColourUp | SeatPlayer | RemovePlayer | MovePlayer | AddChips | SetHouse
+    | CloseTable,
     Field(discriminator="name"),
 ]
 COMMAND_NAMES: Final = frozenset({
     "pause", "resume", "set_level", "call_clock", "hand_for_hand", "next_hand", "sync_clock",
-    "colour_up", "seat_player", "remove_player", "move_player", "add_chips", "close_table",
+    "colour_up", "seat_player", "remove_player", "move_player", "add_chips", "set_house",
+    "close_table",
 })

@@ -10,12 +10,15 @@ here works out a betting rule; a page that shows it needs none either.
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Annotated, Literal
+
+from pydantic import Field
 
 from .base import CardText, Chips, Count, Frozen, Id, LevelNo, SeatNo
 from .clock import ClockSnapshot
 from .game import GameSetup
 from .hand import HandStep
+from .house import HOUSE_TEXT_MAX, HouseView
 
 Stage = Literal["deal_hole", "betting", "deal_board", "showdown", "complete"]
 StreetName = Literal["preflop", "flop", "turn", "river"]
@@ -127,3 +130,7 @@ class PublicState(Frozen):
     # back yet (seat_node_back): the floor shows them on the table's card
     seat_nodes_offline: tuple[SeatNo, ...] = ()
     button_placed: SeatNo | None = None  # before the first hand: where it starts
+    house: HouseView | None = None  # the house in force (house_set); None: the defaults
+    # the house file's text as journaled (house_set): a restart plays the very same file;
+    # not secret (the floor may show it), "" without a house
+    house_text: Annotated[str, Field(max_length=HOUSE_TEXT_MAX)] = ""

@@ -58,6 +58,7 @@ from .hand import (
     PotAwarded,
     SecretEvent,
 )
+from .house import HouseSet, RakeTaken
 from .nodes import SeatNodeBack
 from .refusal import Rejected
 from .seats import (
@@ -88,7 +89,8 @@ PublicEvent = (
     | Paused | Resumed | LevelSet | ClockCalled | ClockSynced | BreakStarted | BreakEnded
     | ShotClockReport
     # the floor
-    | HandForHandSet | HandReleased | ColourUpScheduled | TableClosed | DeckReport
+    | HandForHandSet | HandReleased | ColourUpScheduled | TableClosed | DeckReport | HouseSet
+    | RakeTaken
     # the colour-up's steps (CHIPRACE-*; its outcome is a stack_adjusted)
     | ColourUpStarted | ChipsCounted | RaceCardDealt | RaceDealtAgain | RaceChipsAwarded
     | ColourUpStepUndone | ColourUpCancelled
