@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from typing import assert_never
 
 from controller import events as ev
+from controller.clocks.house import HouseError, parse_house
 from controller.events import (
     AddChips,
     CallClock,
@@ -42,6 +43,7 @@ from controller.events import (
     RemovePlayer,
     Resume,
     SeatPlayer,
+    SetHouse,
     SetLevel,
     SyncClock,
 )
@@ -101,7 +103,8 @@ class TableJournal:
         if capture is not None:
             capture.events.append(event)
             if isinstance(event, ev.Rejected):
-                capture.rejected.append(event.reason)
+                capture.rejected.append(f"{event.reason} ({event.rule})" if event.rule
+                                        else event.reason)
         else:  # a JournalError propagates: the table stops rather than run unjournaled
             self.outbox.record_now([event])
         for watcher in self.watchers:
@@ -182,6 +185,16 @@ class TableCommands:
         after = self.table.roster[seat].stack
         return {"change": "stack_adjusted", "seat": seat, "stack": after}, events
 
+    def _set_house(self, command_id: str, text: str) -> Reply:
+        """The host's house file, played from the next hand: a file that cannot be played
+        is refused with its field, line and rule; the table refuses during a hand
+        (LEVEL-1) and a house of the other kind (TOURN-1). Accepted: ``house_set``."""
+        try:
+            house = parse_house(text)
+        except HouseError as exc:
+            raise CommandRefused(str(exc)) from None
+        return self._run(command_id, lambda: self.table.submit(intents.SetHouse(house)))
+
     def perform(self, command: Command, command_id: str) -> Reply:
         """Carry ``command`` out on the table; :class:`CommandRefused` if it cannot."""
         t = self.table
@@ -229,6 +242,8 @@ class TableCommands:
                     seat, player, stack, extension_chips=chips, penalty_hands=penalty))
             case AddChips(seat=seat, player=player, chips=chips, reason=reason):
                 return self._add_chips(command_id, seat, player, chips, reason)
+            case SetHouse(text=text):
+                return self._set_house(command_id, text)
             case RemovePlayer(seat=seat):
                 return self._run(command_id, lambda: t.leave_seat(seat))
             case MovePlayer(seat=seat, to_table=to_table):
@@ -254,13 +269,17 @@ def restore(table: Table, state: PublicState, sink: TableJournal) -> None:
     controller was down, and what that time changed (a level, a break) is journaled now.
     A host-run clock shows UNSYNCED until the host syncs it again.
 
+    The house the journal last set is played again (``house_text``), before the seats.
+
     Not restored yet (lost on a restart): missed blinds and pending posts (BLIND-4/5)."""
     with sink.muted():
         for seat in list(table.roster.occupied()):
             table.leave_seat(seat.number)
-        for view in state.seats:  # a penalty still to serve sits them out (PEN-4/5)
-            table.take_seat(view.seat, view.player, view.stack,
-                            penalty_hands=view.penalty_hands or None)
+        _restore_house(table, state)
+        for view in state.seats:  # a penalty still to serve sits them out (PEN-4/5); the
+            table.take_seat(view.seat, view.player, view.stack,  # chips are theirs, not
+                            penalty_hands=view.penalty_hands or None,  # a buy-in
+                            buy_in=False)
             if view.sitting_out and not view.penalty_hands:
                 table.sit_out(view.seat)
         if state.paused:
@@ -286,6 +305,24 @@ def restore(table: Table, state: PublicState, sink: TableJournal) -> None:
             table.submit(intents.ScheduleColourUp(at))
     if state.clock is not None:
         table.restore_clock(state.clock)
+
+
+def _restore_house(table: Table, state: PublicState) -> None:
+    """The house the journal last set (``house_text``), unless the table was built
+    with that very file: a restart plays the house it played."""
+    text = state.house_text
+    multiplier = None if state.house is None else state.house.multiplier
+    if not text or (table.house is not None and table.house.text == text
+                    and table.house.multiplier == multiplier):
+        return
+    try:
+        house = parse_house(text, "the journal's house", multiplier=multiplier)
+    except HouseError as exc:
+        log.warning("the journal's house cannot be played again: %s", exc)
+        return
+    refusal = table.submit(intents.SetHouse(house)).refusal
+    if refusal is not None:
+        log.warning("the journal's house %r is not restored: %s", house.name, refusal.reason)
 
 
 def recover(journal: Journal) -> bool:

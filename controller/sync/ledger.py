@@ -18,7 +18,9 @@ to act, the amount to call, the raise limits, the legal moves) is the rules engi
 answer, never worked out here: after each step of the log the engine hand is brought up
 to date (:mod:`controller.sync.hand_view`, which keeps it between steps) and read with
 :func:`~controller.rules.view.view_of`. ``PublicState.stakes`` are the blinds and antes
-the last hand started was dealt with.
+the last hand started was dealt with (a straddle's size included). ``PublicState.house``
+and ``house_text`` are the house in force and its file, as the last ``house_set`` gave
+them (a restart plays the very same file).
 
 :class:`SeatingControls` is a reference :class:`~controller.sync.commands.CommandTable`
 over that state: it checks each host command against it and answers with the events
@@ -65,6 +67,7 @@ from controller.events import (
     HandStep,
     HandVoided,
     HoleDealt,
+    HouseSet,
     Irregularity,
     LevelSet,
     MisdealDeclared,
@@ -84,6 +87,7 @@ from controller.events import (
     RaceCardDealt,
     RaceChipsAwarded,
     RaceDealtAgain,
+    RakeTaken,
     Rejected,
     RemovePlayer,
     Resume,
@@ -95,6 +99,7 @@ from controller.events import (
     SeatPlayer,
     SeatPresence,
     SeatView,
+    SetHouse,
     SetLevel,
     ShotClockReport,
     StackAdjusted,
@@ -201,7 +206,8 @@ def _stakes(event: HandStarted, game: GameSetup) -> Stakes:
     return Stakes(level=event.level, variant=game.variant, small_blind=event.small_blind,
                   big_blind=event.big_blind, ante=event.ante or max(game.antes, default=0),
                   big_blind_ante=game.big_blind_ante,
-                  straddle=0 if game.straddle == "none" else game.straddle_amount)
+                  straddle=0 if game.straddle == "none"  # STRADDLE-1: 0 means 2x the BB
+                  else game.straddle_amount or 2 * game.big_blind)
 
 
 def _end(state: PublicState, event: HandEnded) -> PublicState:
@@ -340,7 +346,7 @@ def fold(state: PublicState, event: PublicEvent) -> PublicState:
         case ActionCorrected():
             _in_hand(state, event.hand_no, event.kind)
             return _correct(state, event)
-        case CardBurned() | ActionHeld() | HandShown() | PotAwarded():
+        case CardBurned() | ActionHeld() | HandShown() | PotAwarded() | RakeTaken():
             _in_hand(state, event.hand_no, event.kind)
             return state  # no change to the durable state
         # -- the seats
@@ -380,6 +386,9 @@ def fold(state: PublicState, event: PublicEvent) -> PublicState:
             return _release(state, event)
         case ColourUpScheduled(level=level):
             return state.model_copy(update={"colour_up_at_level": level})
+        case HouseSet(house=house, text=text):  # LEVEL-1: a house changes between hands
+            _between_hands(state, event)
+            return state.model_copy(update={"house": house, "house_text": text})
         case TableClosed():
             return _close(state, event)
         case Irregularity(what="seat_node_offline", seat=int() as seat):
@@ -480,7 +489,7 @@ class SeatingControls:
             case CloseTable():
                 need_no_hand("close the table")
                 return change(TableClosed())
-            case NextHand() | SyncClock():  # the live table's (controller.app)
+            case NextHand() | SyncClock() | SetHouse():  # the live table's (controller.app)
                 raise CommandRefused(f"command {command.name!r} is not handled")
             case _:
                 assert_never(command)

@@ -53,3 +53,4 @@ class DealerView:
     counting_all_in: bool = False
     paused: bool = False
     chips: tuple[tuple[int, str], ...] = ()  # the chips in play, (value, colour), lowest first
+    house_label: str = ""  # the house in force: game, stakes, rake, straddles ("" without)

@@ -4,9 +4,12 @@ change (DESIGN.md data flow 5)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from enum import Enum
 
+from controller.clocks.house import GAME_NAMES, House
 from controller.devices.interfaces import BlindsDisplay, BlindsFrame
+from controller.rules.config import Variant
 
 from .base import Stage
 from .colour_up import ColourUp
@@ -24,12 +27,32 @@ class Keep(Enum):
 KEEP = Keep.KEEP
 
 
+def blinds_game(house: House | None) -> str:
+    """The game as the blinds display names it for the players: ``NLHE``, ``PLO``, and
+    for fixed limit its bet sizes, ``FLHE 100/200`` (FL-2; the blinds are drawn beside
+    it). "" without a house file: the display shows the blinds alone, as before."""
+    if house is None:
+        return ""
+    game = GAME_NAMES[house.variant]
+    stakes = house.stakes
+    if house.variant is Variant.FT and stakes is not None and stakes.big_bet:
+        game += f" {stakes.small_bet}/{stakes.big_bet}"
+    return game
+
+
+def _no_house() -> House | None:
+    return None
+
+
 class TableDisplays:
-    """The blinds display and the seat lights of one table."""
+    """The blinds display and the seat lights of one table. ``house``: the house file the
+    table plays now (it may change between hands), for the game on the blinds display."""
 
     def __init__(self, *, view: HandView, clocks: TableClocks, colour_up: ColourUp,
-                 blinds: BlindsDisplay, lights: SeatLights) -> None:
+                 blinds: BlindsDisplay, lights: SeatLights,
+                 house: Callable[[], House | None] = _no_house) -> None:
         self.view = view
+        self.house = house
         self.clocks = clocks
         self.colour_up = colour_up
         self.blinds = blinds
@@ -61,7 +84,9 @@ class TableDisplays:
         button = pos.button if pos is not None else (
             view.previous.button if view.previous is not None else view.button)
         shown = self.blinds.frame
-        asked = (shown, level, number, button, seconds_left, clocks.on_break, clocks.unsynced)
+        game = blinds_game(self.house())
+        asked = (shown, level, number, button, seconds_left, clocks.on_break, clocks.unsynced,
+                 game)
         if _same(asked, self._blinds_asked):
             return  # nothing it shows has changed since the last call (most calls)
         self._blinds_asked = asked
@@ -69,7 +94,8 @@ class TableDisplays:
         if not isinstance(seconds_left, Keep):
             left = seconds_left
         frame = BlindsFrame(number, level.small_blind, level.big_blind, level.ante, button,
-                            left, on_break=clocks.on_break, unsynced=clocks.unsynced)
+                            left, on_break=clocks.on_break, unsynced=clocks.unsynced,
+                            game=game)
         if frame != shown:
             self.blinds.show(frame)
             self._blinds_asked = (self.blinds.frame, *asked[1:])

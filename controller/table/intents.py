@@ -16,6 +16,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from controller.clocks.house import House
 from controller.rules.live import Decision, Declaration
 
 
@@ -54,7 +55,11 @@ class SeatNodeBack:
 # ---------------------------------------------------------------- the hand
 @dataclass(frozen=True, slots=True)
 class Deal:
-    """The dealer's first shuffle is done: start the next hand (DEAL-4)."""
+    """The dealer's first shuffle is done: start the next hand (DEAL-4). ``straddle``:
+    the seat that put out a straddle before the deal (STRADDLE-1..4: the first player
+    left of the big blind, or under ``mississippi`` the button); None: no straddle."""
+
+    straddle: int | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -197,13 +202,16 @@ class SyncClock:
 @dataclass(frozen=True, slots=True)
 class TakeSeat:
     """A player sits down; one moved from another table brings ``extension_chips`` and
-    ``penalty_hands`` still to serve (PEN-5, TOURN-32)."""
+    ``penalty_hands`` still to serve (PEN-5, TOURN-32). ``buy_in``: the stack is a new
+    buy-in, which a cash house's limits bound (CASH-2/7/8); False for chips the player
+    already had at this table (a restart seats the journal's players again)."""
 
     seat: int
     player: str
     stack: int
     extension_chips: int | None = None
     penalty_hands: int | None = None
+    buy_in: bool = True
 
 
 @dataclass(frozen=True, slots=True)
@@ -277,6 +285,15 @@ class ChooseDeck:
 
 # ---------------------------------------------------------------- the floor
 @dataclass(frozen=True, slots=True)
+class SetHouse:
+    """Play ``house`` from the next hand (the host's ``set_house``, or the table's first
+    boot journaling the house it was built with): refused during a hand (LEVEL-1) and
+    for a house of the other kind (a cash house on a tournament table: TOURN-1)."""
+
+    house: House
+
+
+@dataclass(frozen=True, slots=True)
 class SetHandForHand:
     """TOURN-22: the floor turns hand-for-hand on or off."""
 
@@ -341,8 +358,8 @@ HandIntent = (Deal | Fold | Check | Call | RaiseTo | ChipsPushed | Show | Muck |
 ClockIntent = CallClock | UseTimeBank | CountAllIn | Pause | NextLevel | SyncClock
 SeatIntent = (TakeSeat | LeaveSeat | AddChips | SitOut | ComeBack | AssignSeat | PlaceButton
               | NewGame | BeginEnrolment | FinishEnrolment | ChooseDeck)
-FloorIntent = (SetHandForHand | ReleaseHand | StartColourUp | ScheduleColourUp | CountColourUp
-               | KeyRaceCard | CancelColourUp)
+FloorIntent = (SetHouse | SetHandForHand | ReleaseHand | StartColourUp | ScheduleColourUp
+               | CountColourUp | KeyRaceCard | CancelColourUp)
 DeviceIntent = CardPlaced | CardLifted | SeatNodeLost | SeatNodeBack | Key
 Intent = HandIntent | ClockIntent | SeatIntent | FloorIntent | DeviceIntent
 """Everything the table takes in."""

@@ -3,10 +3,11 @@ typed events out to the journal, then the displays (DESIGN.md data flow).
 
 One :class:`Table` runs one physical table. It is synchronous: :meth:`Table.submit` takes
 one intent (``controller.table.intents``) and accepts it, with the events it journaled,
-or refuses it with the rule and a reason; ``handle(event)`` turns one device event into
-its intent; ``pump()`` polls the hardware and handles what came. Everything the table
-accepts goes to the injected ``sink`` first; lights and the blinds display change only
-after.
+or refuses it with the rule and a reason (:class:`~controller.table.table.Table` adds
+``handle(event)``, one device event as its intent, ``pump()`` and ``run()``). The
+house it plays (:mod:`~controller.table.house_play`) sets its game, stakes and rules
+between hands. Everything the table accepts goes to the injected ``sink`` first; lights
+and the blinds display change only after.
 
 The table composes its parts, each given only the ports it needs
 (:mod:`controller.table.ports`): the hand in play (:mod:`~controller.table.hand_in_play`,
@@ -20,26 +21,16 @@ it.
 
 from __future__ import annotations
 
-import asyncio
 import logging
-import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from controller.clocks.errors import ClockError
-from controller.clocks.events import ClockEvent
-from controller.clocks.runner import ClockRunner
+from controller.clocks.house import House
 from controller.clocks.shot_clock import ShotClockConfig
 from controller.clocks.structure import Structure
 from controller.clocks.timebank import Caller, ExtensionChips
-from controller.devices.events import (
-    CardArrived,
-    CardLeft,
-    DeviceEvent,
-    KeyPressed,
-    SeatNodeOffline,
-    SeatNodeOnline,
-)
 from controller.devices.interfaces import BEEP_ERROR, Clock
 from controller.events import (
     BreakStarted,
@@ -47,6 +38,7 @@ from controller.events import (
     ClockSnapshot,
     DeckReport,
     HoleCardsDealt,
+    HouseSet,
     Irregularity,
     JournalEvent,
     Rejected,
@@ -67,6 +59,15 @@ from .deck import DeckLibrary, DeckMap
 from .display import KEEP, Keep, TableDisplays
 from .hand_for_hand import HandForHand, bust_players
 from .hand_in_play import HandInPlay
+from .house_play import (
+    CHANGE_DURING_HAND,
+    CHANGE_RULE,
+    adopt,
+    change_refusal,
+    straddle_of,
+    terms,
+    view_of,
+)
 from .lights import Level, SeatLights
 from .ports import Sink, TableDevices
 from .seating import SeatsAndDeck
@@ -80,6 +81,7 @@ _SECRET = (HoleCardsDealt, BurnedCard)  # hole and burn cards: never logged
 _LOGGED = (Rejected, Irregularity)  # what the dealer must read: logged with the reason
 
 
+_SHOT_CLOCK = ShotClockConfig()  # the default: a 30 s shot clock, or the house's
 _HAND_INTENTS = (i.Fold, i.Check, i.Call, i.RaiseTo, i.ChipsPushed, i.Show, i.Muck, i.Confirm,
                  i.Undo, i.Correct, i.Choose, i.DeclareMisdeal)
 
@@ -115,13 +117,14 @@ class LiveTable:
         structure: Structure | None = None,
         deck: DeckMap | None = None,
         decks: DeckLibrary | None = None,
-        profile: RulesProfile = LIVE_CASH,
-        variant: Variant = Variant.NT,
-        tournament: bool = False,
+        profile: RulesProfile | None = None,
+        variant: Variant | None = None,
+        tournament: bool | None = None,
         rake: RakePolicy | None = None,
         clock: Clock | None = None,
-        shot_clock: ShotClockConfig | None = ShotClockConfig(),  # noqa: B008 (frozen)
+        shot_clock: ShotClockConfig | None = _SHOT_CLOCK,
         extensions: ExtensionChips | None = None,
+        house: House | None = None,
         clock_style: PanelStyle | None = None,
         colour_up: ColourUpSettings | None = None,
         wall_clock: Callable[[], float] | None = None,
@@ -132,7 +135,18 @@ class LiveTable:
         breaks: LEVEL-2) or plain ``levels`` (timed ones run on a level clock); ``decks``:
         the saved decks (the one last in play is played unless ``deck`` is given);
         ``wall_clock`` (epoch seconds) and ``host_timeout_s`` for the level clock (see
-        :mod:`controller.table.timing`)."""
+        :mod:`controller.table.timing`). ``house``: the game, stakes or structure, rules,
+        rake (cash), shot clock and extension chips of every one not given (see
+        :mod:`controller.table.house_play`); without one, a cash NT table (LIVE_CASH)."""
+        t = terms(house, levels=tuple(levels), structure=structure, profile=profile,
+                  variant=variant, tournament=tournament, shot_clock=shot_clock,
+                  shot_clock_given=shot_clock is not _SHOT_CLOCK, extensions=extensions,
+                  default_profile=LIVE_CASH)
+        levels, structure, profile, variant = t.levels, t.structure, t.profile, t.variant
+        tournament, shot_clock, extensions = t.tournament, t.shot_clock, t.extensions
+        if house is not None and rake is None:
+            rake = house.rake
+        self.house = house
         if structure is not None and levels:
             raise ValueError("give the table a structure or levels, not both")
         if structure is None and not levels:
@@ -177,7 +191,8 @@ class LiveTable:
         self.seating = SeatsAndDeck(
             roster=self.roster, view=self.play, emit=self.emit, reject=self.play.reject,
             alerts=self.play, tournament=tournament, extensions=extensions,
-            snapshot=self.clocks.snapshot, deck=deck, decks=decks, beep=self._beep)
+            snapshot=self.clocks.snapshot, deck=deck, decks=decks, beep=self._beep,
+            grant=0 if house is None else house.clock.extension_chips)
         self.hand_for_hand = HandForHand(view=self.play, emit=self.emit,
                                          reject=self.play.reject)
         self.lights = SeatLights(hardware.lights)
@@ -190,7 +205,7 @@ class LiveTable:
             lights_changed=self._lights_changed), colour_up)
         self.displays = TableDisplays(view=self.play, clocks=self.clocks,
                                       colour_up=self.colour_up, blinds=hardware.blinds,
-                                      lights=self.lights)
+                                      lights=self.lights, house=lambda: self.house)
         self.refresh()
         self.clocks.start()
 
@@ -226,8 +241,10 @@ class LiveTable:
             return self.play.take(intent)
         play, seating, clocks, colour_up = self.play, self.seating, self.clocks, self.colour_up
         match intent:
-            case i.Deal():
-                return self._deal()
+            case i.Deal(straddle=straddle):
+                return self._deal(straddle)
+            case i.SetHouse(house=house):
+                return self._set_house(house)
             case i.SeatNodeLost(seat=seat):
                 play.node_offline(seat)
                 return True
@@ -292,7 +309,11 @@ class LiveTable:
         seating = self.seating
         match intent:
             case i.TakeSeat(seat=seat, player=player, stack=stack, extension_chips=chips,
-                            penalty_hands=penalty):
+                            penalty_hands=penalty, buy_in=buy_in):
+                limits = None if self.house is None or not buy_in else self.house.buy_in
+                why = None if limits is None else limits.problem(stack)
+                if why is not None and limits is not None:  # CASH-2/7/8: nothing changes
+                    return self.play.reject(f"{player}: {why}", limits.rule, "seats")
                 return seating.take_seat(seat, player, stack, extension_chips=chips,
                                          penalty_hands=penalty)
             case i.LeaveSeat(seat=seat):
@@ -413,9 +434,13 @@ class LiveTable:
             self.seating.player_card_left(seat)
 
     # ================================================================ a new hand
-    def _deal(self) -> bool:
-        """The dealer's first shuffle is done: start the next hand (DEAL-4)."""
+    def _deal(self, straddle: int | None = None) -> bool:
+        """The dealer's first shuffle is done: start the next hand (DEAL-4), with the
+        straddle ``straddle``'s seat put out before the first hole card (STRADDLE-1..6)."""
         play = self.play
+        if straddle is not None and play.stage is not Stage.IDLE:
+            return play.reject("a straddle is put out before the first hole card; this hand "
+                               f"is already under way ({play.stage})", "STRADDLE-4", "deal")
         if not self.colour_up.allows_hand():  # CHIPRACE-1: none during a colour-up
             return False
         if play.stage is not Stage.IDLE:
@@ -427,7 +452,13 @@ class LiveTable:
         if self.seating.deck is None:
             return play.reject("no deck is enrolled: enrol one at the deck reader",
                                "CARD-1", "deal")
-        if not self.seating.count_at_deal(self._deal):  # CARD-1: a short count stops it
+        try:  # STRADDLE-1..6: refused before anything moves
+            extra: dict[str, Any] = {} if straddle is None else {"straddle": straddle_of(
+                straddle, play.next_positions, profile=self.profile, variant=self.variant,
+                tournament=self.tournament)}
+        except RulesError as exc:
+            return play.reject(exc.reason, exc.rule, "deal")
+        if not self.seating.count_at_deal(lambda: self._deal(straddle)):  # CARD-1: short
             return False
         try:  # LEVEL-1: the level in force at the deal key governs the hand
             number = self.clocks.hand_started() or self.clocks.level_no
@@ -435,22 +466,43 @@ class LiveTable:
             return play.reject(exc.reason, exc.rule, "deal")
         levels = self.clocks.levels
         level = levels[min(number, len(levels)) - 1]
-        ante = level.ante if self.tournament else 0
+        house = self.house
+        ante = level.ante if self.tournament else 0 if house is None or \
+            house.ante_kind != "each" else house.ante
         try:
             positions = play.next_positions()
             stacks = {s.number: s.stack for s in self.roster.occupied()}
-            antes = self.clocks.forced_bets(number, len(positions.dealt)) \
-                if self.tournament else {}  # ANTE-1: the structure's antes
-            if self.variant is Variant.FT:  # FL-2: the level sets the limit bets
-                antes = {**antes, "small_bet": level.small_bet, "big_bet": level.big_bet}
+            if self.tournament:  # ANTE-1: the structure's antes
+                extra.update(self.clocks.forced_bets(number, len(positions.dealt)))
+            elif house is not None:  # ANTE-2/4, FL-2: the cash house's antes and bets
+                extra.update(house.forced_bets(len(positions.dealt)))
+            if self.variant is Variant.FT and "small_bet" not in extra:  # FL-2: the level's
+                extra.update(small_bet=level.small_bet, big_bet=level.big_bet)
             config = positions.game_config(self.variant, stacks, level.small_blind,
-                                           level.big_blind, rake=self.rake, **antes)
+                                           level.big_blind, rake=self.rake, **extra)
             hand = Hand(config, self.profile)
         except RulesError as exc:
             self.clocks.hand_over()
             return play.reject(exc.reason, exc.rule, "deal")
         self.hand_for_hand.hand_dealt()
         play.begin(hand, positions, level, number, ante)
+        return True
+
+    def _set_house(self, house: House) -> bool:
+        """Play ``house`` from the next hand (LEVEL-1: never during a hand), journaled
+        whole (``house_set``) so a restart and the floor read the very file."""
+        play = self.play
+        if play.stage is not Stage.IDLE:
+            return play.reject(CHANGE_DURING_HAND, CHANGE_RULE, "set_house")
+        why = change_refusal(house, tournament=self.tournament, structure=self.structure,
+                             timed_levels=self.structure is None and self.clocks.level
+                             is not None)
+        if why is not None:
+            return play.reject(*why, "set_house")
+        adopt(house, play=play, clocks=self.clocks, seating=self.seating)
+        self.house, self.variant, self.profile = house, house.variant, house.rules
+        self.rake = None if house.tournament else house.rake  # RAKE-9
+        self.emit(HouseSet(hand_no=play.hand_no, house=view_of(house), text=house.text))
         return True
 
     def _hand_over(self) -> None:
@@ -490,66 +542,6 @@ class LiveTable:
         self.play.prompts = [p for p in self.play.prompts if all(p is not q for q in prompts)]
 
     # ================================================================ running
-    def pump(self) -> int:
-        """Poll the hardware, handle every event, refresh the displays; return the count."""
-        events = self.hardware.poll()
-        for event in events:
-            self.handle(event, refresh=False)
-        self.tick()
-        return len(events)
-
-    async def run(self, *, tick_s: float = 0.25) -> None:
-        """Handle the hardware's events as they come and keep the clocks running, on the
-        running loop until cancelled. Run ``hardware.run()`` alongside: it scans the
-        readers. On the loop's own clock (``time.monotonic``) a
-        :class:`~controller.clocks.runner.ClockRunner` wakes the clocks at their deadlines;
-        on another clock (the mock's virtual time) they are polled every ``tick_s``."""
-        async with asyncio.TaskGroup() as tg:
-            tg.create_task(self._consume(), name="table-events")
-            loop = asyncio.get_running_loop()
-            if self.clock is time.monotonic or self.clock == loop.time:
-                runner = ClockRunner(self.clocks.clocks(), self._clock_event)
-                self.clocks.kick = runner.kick
-                tg.create_task(runner.run(), name="table-clocks")
-            tg.create_task(self._ticker(tick_s), name="table-tick")
-
-    def _clock_event(self, event: ClockEvent) -> None:
-        self.clocks.deliver(event)
-        self.refresh()
-
-    async def _consume(self) -> None:
-        async for event in self.hardware.events():
-            self.handle(event)
-            for watcher in self.input_watchers:  # the dealer's terminal redraws (a read
-                watcher()  # in an enrolment or a count journals nothing)
-
-    async def _ticker(self, tick_s: float) -> None:
-        while True:
-            self.tick()
-            await asyncio.sleep(tick_s)
-
-    def handle(self, event: DeviceEvent, *, refresh: bool = True) -> Outcome:
-        """One device event as its intent; the displays follow unless ``refresh`` is
-        False."""
-        intent: i.Intent
-        if isinstance(event, CardArrived):
-            intent = i.CardPlaced(event.reader, event.uid)
-        elif isinstance(event, CardLeft):
-            intent = i.CardLifted(event.reader, event.uid)
-        elif isinstance(event, KeyPressed):
-            intent = i.Key(event.key)
-        elif isinstance(event, SeatNodeOffline):
-            intent = i.SeatNodeLost(event.seat)
-        elif isinstance(event, SeatNodeOnline):
-            intent = i.SeatNodeBack(event.seat)
-        else:
-            return Outcome(True)  # a key released, a button held: nothing for the table
-        self._quiet = not refresh
-        try:
-            return self.submit(intent)
-        finally:
-            self._quiet = False
-
     def tick(self) -> None:
         """Let the clocks report what happened up to now (levels move on, the shot clock
         counts down and rules), then refresh the displays."""

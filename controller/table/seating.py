@@ -105,7 +105,10 @@ class SeatsAndDeck:
     def __init__(self, *, roster: Roster, view: HandView, emit: Sink, reject: Refuse,
                  alerts: Alerts, tournament: bool, extensions: ExtensionChips | None,
                  snapshot: Callable[[], ClockSnapshot | None], deck: DeckMap | None,
-                 decks: DeckLibrary | None, beep: Callable[[], None]) -> None:
+                 decks: DeckLibrary | None, beep: Callable[[], None], grant: int = 0
+                 ) -> None:
+        """``grant``: the extension chips a player sitting down anew is given (the
+        house's per-player count; one moved from another table brings their own)."""
         self.roster = roster
         self.beep = beep
         self.view = view
@@ -114,6 +117,7 @@ class SeatsAndDeck:
         self.alerts = alerts
         self.tournament = tournament
         self.extensions = extensions
+        self.grant = grant
         self.snapshot = snapshot
         self.deck = deck
         self.decks = decks
@@ -168,6 +172,8 @@ class SeatsAndDeck:
             carried = None
         elif carried is not None and bank is not None:
             bank.carry_in(player, carried)
+        elif bank is not None and self.grant:  # a newcomer: the house's count (CLOCK-1)
+            bank.carry_in(player, self.grant)
         self.emit(PlayerSeated(seat=seat, player=player, stack=stack, extension_chips=carried,
                                penalty_hands=penalty or None,
                                clock=None if carried is None else self.snapshot()))

@@ -22,6 +22,7 @@ from controller.events import (
     HandEnded,
     HandShown,
     PotAwarded,
+    RakeTaken,
     ReplayedStep,
 )
 from controller.rules.actions import (
@@ -123,6 +124,10 @@ def _end(play: Play) -> None:
     assert hand is not None and pos is not None
     stacks = {seat: hand.stacks[i] for i, seat in enumerate(pos.dealt)}
     play.roster.after_hand(pos, stacks)
+    if hand.config.rake is not None:  # RAKE-1..8: the house's take, in its own event
+        play.emit(RakeTaken(hand_no=play.hand_no, rake=hand.rake,
+                            pot=sum(a.amount for a in hand.awards) + hand.rake,
+                            players_dealt=hand.players, saw_flop=len(hand.board) >= 3))
     play.emit(HandEnded(hand_no=play.hand_no, rake=hand.rake,
                         stacks=tuple(play.roster[seat].stack for seat in pos.dealt)))
     play.previous = pos

@@ -3,13 +3,29 @@
 the parts it composes) plus one method per dealer or floor input, each building its
 intent (``controller.table.intents``) and submitting it; True when accepted. A caller
 that wants the events or the refusal's rule uses :meth:`LiveTable.submit` directly.
+A :class:`Table` also runs on its hardware: each device event becomes its intent
+(``handle``), ``pump`` polls, ``run`` handles events and wakes the clocks on the loop.
 """
 
 from __future__ import annotations
 
+import asyncio
+import time
 from collections.abc import Sequence
 
+from controller.clocks.events import ClockEvent
+from controller.clocks.house import House
+from controller.clocks.runner import ClockRunner
+from controller.devices.events import (
+    CardArrived,
+    CardLeft,
+    DeviceEvent,
+    KeyPressed,
+    SeatNodeOffline,
+    SeatNodeOnline,
+)
 from controller.rules.button import Positions
+from controller.rules.errors import RulesError
 from controller.rules.hand import Hand
 from controller.rules.live import Decision, Declaration
 
@@ -18,6 +34,7 @@ from .base import CONTINUE, MISDEAL, Prompt, Stage, nothing
 from .dealer_view import ChoiceView, DealerView, PromptView
 from .dealing import HandReads
 from .deck import DeckCheck, DeckCount, DeckMap, Enrolment
+from .house_play import straddle_seats
 from .lights import Level
 from .live_table import LiveTable, Outcome
 from .ports import Held
@@ -27,6 +44,68 @@ __all__ = ["CONTINUE", "MISDEAL", "Outcome", "Prompt", "Stage", "Table", "nothin
 
 class Table(LiveTable):
     """One live table on its hardware, with a method per dealer or floor input."""
+
+    # ================================================================ on its hardware
+    def pump(self) -> int:
+        """Poll the hardware, handle every event, refresh the displays; return the count."""
+        events = self.hardware.poll()
+        for event in events:
+            self.handle(event, refresh=False)
+        self.tick()
+        return len(events)
+
+    def handle(self, event: DeviceEvent, *, refresh: bool = True) -> Outcome:
+        """One device event as its intent; the displays follow unless ``refresh`` is
+        False."""
+        intent: i.Intent
+        if isinstance(event, CardArrived):
+            intent = i.CardPlaced(event.reader, event.uid)
+        elif isinstance(event, CardLeft):
+            intent = i.CardLifted(event.reader, event.uid)
+        elif isinstance(event, KeyPressed):
+            intent = i.Key(event.key)
+        elif isinstance(event, SeatNodeOffline):
+            intent = i.SeatNodeLost(event.seat)
+        elif isinstance(event, SeatNodeOnline):
+            intent = i.SeatNodeBack(event.seat)
+        else:
+            return Outcome(True)  # a key released, a button held: nothing for the table
+        self._quiet = not refresh
+        try:
+            return self.submit(intent)
+        finally:
+            self._quiet = False
+
+    async def run(self, *, tick_s: float = 0.25) -> None:
+        """Handle the hardware's events as they come and keep the clocks running, on the
+        running loop until cancelled. Run ``hardware.run()`` alongside: it scans the
+        readers. On the loop's own clock (``time.monotonic``) a
+        :class:`~controller.clocks.runner.ClockRunner` wakes the clocks at their deadlines;
+        on another clock (the mock's virtual time) they are polled every ``tick_s``."""
+        async with asyncio.TaskGroup() as tg:
+            tg.create_task(self._consume(), name="table-events")
+            loop = asyncio.get_running_loop()
+            if self.clock is time.monotonic or self.clock == loop.time:
+                runner = ClockRunner(self.clocks.clocks(), self._clock_event)
+                self.clocks.kick = runner.kick
+                tg.create_task(runner.run(), name="table-clocks")
+            tg.create_task(self._ticker(tick_s), name="table-tick")
+
+    def _clock_event(self, event: ClockEvent) -> None:
+        self.clocks.deliver(event)
+        self.refresh()
+
+    async def _consume(self) -> None:
+        async for event in self.hardware.events():
+            self.handle(event)
+            for watcher in self.input_watchers:  # the dealer's terminal redraws (a read
+                watcher()  # in an enrolment or a count journals nothing)
+
+    async def _ticker(self, tick_s: float) -> None:
+        while True:
+            self.tick()
+            await asyncio.sleep(tick_s)
+
 
     # ================================================================ what the table is at
     @property
@@ -142,7 +221,8 @@ class Table(LiveTable):
         return DealerView(
             stage=self.play.stage, variant=str(self.variant), level=self.clocks.level_no,
             small_blind=level.small_blind, big_blind=level.big_blind,
-            ante=level.ante if self.tournament else 0, prompt=prompt, prompts=len(prompts),
+            ante=level.ante if self.tournament or self.house is not None else 0,
+            prompt=prompt, prompts=len(prompts),
             shot_clock=self.hardware.shot_clock.frame.text,
             level_seconds_left=None if left is None else int(left),
             colour_up=None if race is None else race.next_prompt().text,
@@ -152,14 +232,31 @@ class Table(LiveTable):
             deck_count=self.seating.count_line(),
             enrolling=enrolling, counting_all_in=self.clocks.counting,
             paused=self.clocks.paused,
-            chips=tuple((d.value, d.colour) for d in self.colour_up.chip_set.denominations))
+            chips=tuple((d.value, d.colour) for d in self.colour_up.chip_set.denominations),
+            house_label="" if self.house is None else self.house.label)
 
 
     def key(self, name: str) -> bool:
         return self.submit(i.Key(name)).accepted
 
-    def start_hand(self) -> bool:
-        return self.submit(i.Deal()).accepted
+    def start_hand(self, straddle: int | None = None) -> bool:
+        """The deal key; ``straddle``: the seat that put out a straddle (STRADDLE-1..4)."""
+        return self.submit(i.Deal(straddle)).accepted
+
+    def set_house(self, house: House) -> bool:
+        return self.submit(i.SetHouse(house)).accepted
+
+    def straddle_seats(self) -> tuple[int, ...]:
+        """The seats that may straddle the next hand (the button first under
+        Mississippi, then UTG); () during a hand or when the house allows none."""
+        if self.play.stage is not Stage.IDLE:
+            return ()
+        try:
+            positions = self.play.next_positions()
+        except RulesError:
+            return ()
+        return straddle_seats(positions, profile=self.profile, variant=self.variant,
+                              tournament=self.tournament)
 
     def act(self, word: str, to: int = 0, *, seat: int | None = None) -> bool:
         """What a player said, keyed by the dealer: ``fold``, ``check``, ``call``, or
@@ -232,9 +329,10 @@ class Table(LiveTable):
         return self.submit(i.SyncClock(level, seconds_left, on_break)).accepted
 
     def take_seat(self, seat: int, player: str, stack: int, *,
-                  extension_chips: int | None = None, penalty_hands: int | None = None
-                  ) -> bool:
-        return self.submit(i.TakeSeat(seat, player, stack, extension_chips, penalty_hands)).accepted
+                  extension_chips: int | None = None, penalty_hands: int | None = None,
+                  buy_in: bool = True) -> bool:
+        return self.submit(i.TakeSeat(seat, player, stack, extension_chips, penalty_hands,
+                                      buy_in)).accepted
 
     def leave_seat(self, seat: int) -> bool:
         return self.submit(i.LeaveSeat(seat)).accepted

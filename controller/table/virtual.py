@@ -13,6 +13,11 @@ Players are bots that pick a legal action at random. Time is the mock's virtual 
 ``pace`` virtual seconds pass per action (so levels move on), and ``speed`` slows a run
 down to a multiple of real time for a demo.
 
+Given a house (:mod:`controller.clocks.house`) the table plays it: its game, stakes or
+structure, rules, rake and clock; the bots buy in inside its limits (CASH-2/7/8) or with
+the tournament's starting stack, and a cash bot that busts buys in again. Where the house
+allows straddles the dealer deals about one hand in seven with one (STRADDLE-1..3).
+
 In a tournament the table may also start empty (``players=0``): the host seats and removes
 the players (``take_seat``/``leave_seat`` through its commands), the bots play whoever is
 seated, a player left with no chips is busted by the table, and :meth:`dealing_held` says
@@ -28,6 +33,7 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 
 from controller.chiprace import Phase as RacePhase
+from controller.clocks.house import House
 from controller.clocks.shot_clock import ShotClockConfig
 from controller.clocks.structure import Structure
 from controller.devices.mock import MockTable
@@ -46,6 +52,7 @@ from controller.rules.rake import RakePolicy
 
 from . import intents as i
 from .deck import DeckMap
+from .house_play import shot_clock_of
 from .lights import Level
 from .ports import Sink
 from .table import Stage, Table
@@ -71,21 +78,27 @@ class PlaySummary:
         return self.hands / self.seconds if self.seconds else float("inf")
 
 
+_CASH_LEVELS = (Level(50, 100),)  # cash: no level clock
+STRADDLES = 0.15  # the share of hands dealt with a straddle, where the house allows one
+TO_THE_MAX = 0.2  # of a house's bots' raises: to the most they may (NL all-in, PL the
+#                  pot, FL the bet); a table without a house keeps its bots' old mix
+
+
 class VirtualTable:
     """A complete table with bots and a dealer, headless, in virtual time."""
 
     def __init__(
         self,
-        players: int = 6,
+        players: int | None = None,
         *,
         seed: int | None = None,
         rng: random.Random | None = None,
         profile: str = "virtual",
         rules: RulesProfile | None = None,
         tournament: bool = False,
-        variant: Variant = Variant.NT,
-        stack: int = 10_000,
-        levels: Sequence[Level] = (Level(50, 100),),  # cash: no level clock
+        variant: Variant | None = None,
+        stack: int | None = None,
+        levels: Sequence[Level] = _CASH_LEVELS,
         structure: Structure | None = None,  # a tournament's (replaces levels; issue 5)
         rake: RakePolicy | None = None,
         sink: Sink | None = None,
@@ -94,14 +107,25 @@ class VirtualTable:
         fold_to_muck: float = 0.5,
         shot_clock: ShotClockConfig | None = None,
         slow: float = 0.0,
+        house: House | None = None,
     ) -> None:
         """``shot_clock``: the table's shot clock (None: none, the default for throughput;
         bots act at once, so with ``pace`` below its time it never runs out). ``slow``:
         with a shot clock, the share of decisions a bot thinks over into the final
         countdown; one in eight of those runs out of time (the clock rules, CLOCK-*).
-        ``players=0`` (tournament only): the table starts empty and the host seats it."""
+        ``players=0`` (tournament only): the table starts empty and the host seats it;
+        None: 6, or the house's (a sit & go's field, at most its seats). ``house``: the
+        game, stakes or structure, rules, rake and shot clock of every one not given;
+        ``stack``: each bot's buy-in (default: drawn inside the house's limits, the
+        tournament's starting stack, or 10,000)."""
         self.rng = rng or random.Random(seed)
         self.hardware = MockTable(load_profile(profile))
+        self.house = house
+        if house is not None:
+            tournament = house.tournament
+            if players is None:
+                players = house.players or min(6, house.seats)
+        players = 6 if players is None else players
         if players > len(self.hardware.lights) or players < (0 if tournament else 2) \
                 or players == 1:
             raise ValueError(f"{players} players do not fit the {profile} table "
@@ -116,20 +140,31 @@ class VirtualTable:
         self._settle = stable + 0.001  # one card becomes a read
         self._gone = self.hardware.profile.debounce.gone_s + 0.001
         self.uids = [self.rng.randbytes(7) for _ in range(52)]
-        self.table = Table(
-            self.hardware, sink=self._sink,
-            levels=() if structure is not None else levels, structure=structure,
-            deck=DeckMap.from_order(self.uids),
-            profile=rules or (LIVE_TOURNAMENT if tournament else LIVE_CASH),
-            variant=variant, tournament=tournament, rake=rake, shot_clock=shot_clock)
+        if house is None:
+            self.table = Table(
+                self.hardware, sink=self._sink,
+                levels=() if structure is not None else levels, structure=structure,
+                deck=DeckMap.from_order(self.uids),
+                profile=rules or (LIVE_TOURNAMENT if tournament else LIVE_CASH),
+                variant=variant or Variant.NT, tournament=tournament, rake=rake,
+                shot_clock=shot_clock)
+        else:  # the house's, unless given here
+            given = levels is not _CASH_LEVELS and structure is None
+            self.table = Table(
+                self.hardware, sink=self._sink, levels=levels if given else (),
+                structure=structure, deck=DeckMap.from_order(self.uids), profile=rules,
+                variant=variant, rake=rake,
+                shot_clock=shot_clock or shot_clock_of(house), house=house)
+        shot = self.table.clocks.shot
+        config = None if shot is None else shot.config
         self.players = players
         self.stack = stack
         self.tournament = tournament
         self.pace = pace
         self.fold_to_muck = fold_to_muck
-        self.slow = slow if shot_clock is not None and shot_clock.action_s else 0.0
-        self._action_s = shot_clock.action_s if shot_clock is not None else None
-        self._countdown_s = shot_clock.countdown_s if shot_clock is not None else 0
+        self.slow = slow if config is not None and config.action_s else 0.0
+        self._action_s = config.action_s if config is not None else None
+        self._countdown_s = config.countdown_s if config is not None else 0
         self.host_seated = players == 0  # the host seats and removes the players
         self._placed: list[tuple[str, bytes]] = []
         for seat in range(1, players + 1):
@@ -152,8 +187,23 @@ class VirtualTable:
         if self._outer is not None:
             self._outer(event)
 
+    def buy_in(self) -> int:
+        """A bot's chips as it sits down: the table's ``stack``, else a buy-in drawn
+        inside the house's limits (CASH-2/7/8; 100 big blinds without limits), or the
+        tournament's starting stack."""
+        house = self.house
+        if self.stack is not None:
+            return self.stack
+        if house is None:
+            return 10_000
+        if house.tournament:
+            return house.starting_stack or 10_000
+        if house.buy_in is not None:
+            return self.rng.randint(house.buy_in.minimum, house.buy_in.maximum)
+        return 100 * (house.stakes.big_blind if house.stakes is not None else 100)
+
     def _seat(self, seat: int) -> None:
-        self.table.submit(i.TakeSeat(seat, f"bot{seat}", self.stack))
+        self.table.submit(i.TakeSeat(seat, f"bot{seat}", self.buy_in()))
 
     def _step(self, seconds: float) -> None:
         for event in self.hardware.advance(seconds, step=seconds):
@@ -227,6 +277,16 @@ class VirtualTable:
         if seconds > 0:
             self._step(seconds)
 
+    def skip_break(self) -> bool:
+        """The table's own level clock is on a break: let the rest of it pass in virtual
+        time at once (virtual time that follows the hands only, ``--speed 0``); True if
+        there was a break to pass."""
+        level = self.table.clocks.level
+        if level is None or not level.on_break or level.paused:
+            return False
+        self.advance(level.seconds_left(self.table.clock()) + 0.001)
+        return True
+
     def dealing_held(self) -> str | None:
         """Why the next hand cannot be dealt now; None when it can."""
         t = self.table
@@ -288,7 +348,7 @@ class VirtualTable:
             self._draw_button()
         else:
             self._refill()
-        self.press("deal")
+        self._deal()
         if t.stage is Stage.COLOUR_UP:  # a colour-up came due (CHIPRACE-*): run it, deal
             self._colour_up()
             self.press("deal")
@@ -313,6 +373,18 @@ class VirtualTable:
             self._next_move(deck)
         self._gather()
         return True
+
+    def _deal(self) -> None:
+        """The dealer starts the hand: the deal key, or about one hand in seven where the
+        house allows a straddle, the deal with one of the seats that may put it out
+        (the button under Mississippi, or UTG: STRADDLE-1..3)."""
+        t = self.table
+        seats = t.straddle_seats() if self.house is not None else ()
+        if seats and self.rng.random() < STRADDLES:
+            t.submit(i.Deal(straddle=self.rng.choice(seats)))
+            self._step(0.0)
+        else:
+            self.press("deal")
 
     def _next_move(self, deck: Iterator[int]) -> None:
         t = self.table
@@ -378,7 +450,9 @@ class VirtualTable:
             else:
                 t.submit(i.Fold())
         elif low is not None and high is not None and r > 0.8:
-            to = low if self.rng.random() < 0.7 else self.rng.randint(low, high)
+            x = self.rng.random()  # the least, the most (NL: all in), or in between
+            most = TO_THE_MAX if self.house is not None else 0.0  # without: as ever
+            to = low if x < 0.7 - most else high if x < 0.7 else self.rng.randint(low, high)
             t.submit(i.ChipsPushed(to - hand.bets[position]))  # silently, in one motion
         elif owed > 0:
             t.submit(i.ChipsPushed(hand.call_amount) if self.rng.random() < 0.5 else i.Call())

@@ -34,7 +34,7 @@ from controller.clocks.structure import Break, Structure
 from controller.clocks.structure import Level as Lv
 from controller.devices.mock import MockTable
 from controller.devices.profile import load_profile
-from controller.events import KINDS, CallClock, Command, PublicEvent
+from controller.events import KINDS, CallClock, Command, PublicEvent, SetHouse
 from controller.rules.actions import Fold
 from controller.rules.config import LIVE_CASH
 from controller.sync.journal import Journal, Parcel
@@ -53,7 +53,8 @@ from tests.bridge.tablesim import SITE, FakeBroker
 from tests.table.conftest import DECKMAP, Dealer
 
 COMMANDS: TypeAdapter[Command] = TypeAdapter(Command)
-DASHBOARD = Path(__file__).resolve().parents[2] / "host_bridge" / "dashboard"
+ROOT = Path(__file__).resolve().parents[2]
+DASHBOARD = ROOT / "host_bridge" / "dashboard"
 
 #: kinds no table path produces yet (each with the reason); none today
 NOT_PRODUCED_YET: dict[str, str] = {}
@@ -84,6 +85,8 @@ DASHBOARD_IGNORES: dict[str, str] = {
     "colour_up_step_undone": "a colour-up step: its stack_adjusted reloads the table's seats",
     "colour_up_cancelled": "a colour-up called off changed no stack",
     "button_placed": "the first hand's hand_started shows the button on the table's row",
+    "rake_taken": "the rake section reads the ledger again on the hand_ended item, once "
+                  "the hand (its rake) is stored",
 }
 
 S = Structure("vocabulary", (Lv(1, 100, 200, 0, 200, 600.0), Lv(2, 200, 400, 50, 400, 600.0),
@@ -141,10 +144,17 @@ def parcels(db: Path, table: str) -> Played:
 def cash_hands(tmp: Path) -> Played:
     """The virtual dealer deals 25 hands at a cash table with a shot clock that some bots
     think past (CLOCK-9); bots leave and others sit down between hands."""
-    with journaled(tmp / "cash.db", "cash") as (_, _, sink):
+    with journaled(tmp / "cash.db", "cash") as (_, outbox, sink):
         vt = VirtualTable(4, seed=3, sink=sink, shot_clock=ShotClockConfig(action_s=10.0),
                           slow=0.3, pace=1.0)
         for _ in range(25):
+            assert vt.play_hand()
+        # the floor changes the house between hands (set_house); its rake is journaled
+        house = (ROOT / "deploy" / "houses" / "casino-nlhe.toml").read_text(encoding="utf-8")
+        reply, events = TableCommands(vt.table, sink).perform(SetHouse(text=house), "h1")
+        assert reply["change"] == "house_set" and events
+        outbox.record_now(events)  # as the command desk does, with its reply
+        for _ in range(3):
             assert vt.play_hand()
     return parcels(tmp / "cash.db", "cash")
 
