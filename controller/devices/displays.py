@@ -48,7 +48,9 @@ def _money(n: int) -> str:
 
 
 def render_blinds(frame: BlindsFrame, size: tuple[int, int], mode: str) -> Image.Image:
-    """The button-and-blinds frame: level and button on top, blinds large, ante and time."""
+    """The button-and-blinds frame: level and button on top, blinds large; along the
+    bottom the game (``PLO``, ``FLHE 100/200``: the players see what is dealt), the ante
+    and the level's time."""
     w, h = size
     fg: Any = 255 if mode == "1" else (255, 255, 255)
     img = Image.new(mode, size)
@@ -71,15 +73,31 @@ def render_blinds(frame: BlindsFrame, size: tuple[int, int], mode: str) -> Image
         size_px -= 2
     tw = draw.textlength(blinds, font=_font(size_px))
     draw.text(((w - tw) / 2, 16), blinds, font=_font(size_px), fill=fg)
-    if frame.ante:
-        draw.text((0, h - 14), f"ANTE {_money(frame.ante)}", font=_font(12), fill=fg)
+    time = ""
     if frame.seconds_left is not None:
         m, s = divmod(max(0, frame.seconds_left), 60)
-        text = f"{m}:{s:02d}"
+        time = f"{m}:{s:02d}"
         draw.text(
-            (w - draw.textlength(text, font=_font(12)), h - 14), text, font=_font(12), fill=fg
+            (w - draw.textlength(time, font=_font(12)), h - 14), time, font=_font(12), fill=fg
         )
+    room = w - (draw.textlength(time, font=_font(12)) + 4 if time else 0)
+    bottom, px = _bottom_line(draw, frame, room)
+    if bottom:
+        draw.text((0, h - 2 - px), bottom, font=_font(px), fill=fg)
     return img
+
+
+def _bottom_line(draw: ImageDraw.ImageDraw, frame: BlindsFrame, room: float) -> tuple[str, int]:
+    """The game and the ante in ``room`` pixels, and the font size: shrunk rather than run
+    into the time; still too long, the game's limits (``FLHE 100/200`` -> ``FLHE``) give
+    way to the ante, which the players pay."""
+    ante = f"ANTE {_money(frame.ante)}" if frame.ante else ""
+    for game in dict.fromkeys((frame.game, frame.game.split(" ")[0])):
+        text = " ".join(p for p in (game, ante) if p)
+        for px in range(12, 7, -1):
+            if draw.textlength(text, font=_font(px)) <= room:
+                return text, px
+    return ante or frame.game.split(" ")[0], 8
 
 
 @functools.lru_cache(maxsize=1)

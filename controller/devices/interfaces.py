@@ -88,6 +88,7 @@ class BlindsFrame:
     seconds_left: int | None = None  # of the level (of the break, on a break)
     on_break: bool = False  # a break is on: no hand starts
     unsynced: bool = False  # the host runs the level clock and has not been heard
+    game: str = ""  # the house's game for the players: "NLHE", "PLO", "FLHE 100/200" ("": none)
 
 
 @dataclass(frozen=True, slots=True)

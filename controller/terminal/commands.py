@@ -26,6 +26,7 @@ class Verb(StrEnum):
     SHOW = "show"
     MUCK = "muck"
     DEAL = "deal"  # start the hand, show the next hand, push the pot: the deal key
+    STRADDLE = "straddle"  # deal the next hand with ``seat``'s straddle (STRADDLE-1..4)
     UNDO = "undo"
     CORRECT = "correct"  # replace action ``index`` of the hand's log with ``action``
     MISDEAL = "misdeal"

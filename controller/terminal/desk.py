@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
-from typing import Protocol
+from typing import Protocol, runtime_checkable
 
 from controller.events import PublicState
 from controller.rules.actions import BetRaise, Call, Check, Fold
@@ -43,6 +43,15 @@ class TableFace(Protocol):
     def dealer_view(self) -> DealerView: ...
 
 
+@runtime_checkable
+class StraddleFace(Protocol):
+    """A table that says which seats may straddle the next hand (``Table.straddle_seats``:
+    none during a hand, or where the house plays no straddles). A table without it is
+    offered no straddle; one keyed is still the table's to refuse."""
+
+    def straddle_seats(self) -> tuple[int, ...]: ...
+
+
 class Desk:
     """One table's dealer terminal. ``state()`` is the journal's public state (what the
     table has journaled is what the dealer sees)."""
@@ -56,8 +65,10 @@ class Desk:
 
     # ------------------------------------------------------------------ the screen
     def screen(self) -> Screen:
-        return build(self.state(), self.table.dealer_view(), entry=self.entry,
-                     reply=self.reply)
+        table = self.table
+        straddles = table.straddle_seats() if isinstance(table, StraddleFace) else ()
+        return build(self.state(), table.dealer_view(), entry=self.entry,
+                     reply=self.reply, straddle_seats=straddles)
 
     def subscribe(self, listener: Callable[[], None]) -> Callable[[], None]:
         """Call ``listener()`` whenever the screen may have changed."""
@@ -121,6 +132,8 @@ class Desk:
                 return i.Muck(seat, source="terminal")
             case Verb.DEAL:
                 return i.Key("deal")
+            case Verb.STRADDLE:  # the table refuses a seat or a house that may not
+                return i.Deal(straddle=_seat(c, "STRADDLE"))
             case Verb.UNDO:
                 return i.Key("undo")
             case Verb.MISDEAL:

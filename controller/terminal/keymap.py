@@ -79,6 +79,8 @@ KEYS: dict[str, KeyRole] = {
                   "seat 3)"),
     "deal": _verb("DEAL", Verb.DEAL, "the deal key: starts the hand, shows the next hand at "
                   "the showdown, pushes the pot"),
+    "straddle": _verb("STRADDLE", Verb.STRADDLE, "3 STRADDLE: deals the hand with seat 3's "
+                      "straddle, where the house plays them (STRADDLE-1..4)"),
     "undo": _verb("UNDO", Verb.UNDO, "takes back the last action of the street (DEAL-6)"),
     "correct": _verb("CORRECT", Verb.CORRECT, "7 CORRECT CALL: action 7 of the hand's log "
                      "(shown once keyed) was a call; 7 CORRECT 600 BET, 7 CORRECT 3 SEAT FOLD"),
@@ -123,6 +125,9 @@ display, and so does every refusal, with its rule id):
 - `1500 CHIPS`: chips pushed without a word, the total; `5000 + CHIPS`: one 5,000 chip
   (LIVE-8); `500 + 500 + 500 + 500 CHIPS`: four 500 chips (LIVE-9). The rules say what
   they are (LIVE-7..10).
+- `3 STRADDLE`, between hands: seat 3 has put out a straddle, and the hand is dealt with
+  it (in place of `DEAL`). The first player left of the big blind, or under a Mississippi
+  house the button; one the house or the rules do not allow is refused (STRADDLE-1..6).
 - `2 OPTION`: choice 2 of the open prompt; `2 DECK`: saved deck 2; both listed on the
   display.
 - `7 CORRECT CALL`, `7 CORRECT 600 BET`: action 7 of the hand's log should have been that

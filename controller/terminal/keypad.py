@@ -7,6 +7,7 @@ common actions are one key and an amount is keyed once::
 
     [seat SEAT] [amount [BB]] COMMAND       3 SEAT 1200 BET, 2.5 BB BET, FOLD
     n COMMAND   (a command that takes only a seat: FOLD, CALL, SHOW...): seat n
+    n STRADDLE                               deal the hand with seat n's straddle
     c + c + ... CHIPS                        each chip pushed (LIVE-8, LIVE-9)
     n OPTION / n DECK                        the prompt's choice n / saved deck n
     n CORRECT [seat SEAT] [amount] ACTION    action n of the hand's log was ACTION
@@ -38,7 +39,8 @@ from .keymap import DIGITS, KEYS, KeyMap
 
 # a number before one of these, without SEAT, is the seat (3 FOLD: seat 3 folds)
 SEAT_ONLY = frozenset({Verb.FOLD, Verb.CHECK, Verb.CALL, Verb.ALL_IN, Verb.SHOW, Verb.MUCK,
-                       Verb.TIME_BANK, Verb.CALL_CLOCK, Verb.SIT_OUT, Verb.BUTTON})
+                       Verb.TIME_BANK, Verb.CALL_CLOCK, Verb.SIT_OUT, Verb.BUTTON,
+                       Verb.STRADDLE})
 # these take nothing keyed before them (500 DEAL is a slip, not a deal)
 BARE = frozenset({Verb.DEAL, Verb.UNDO, Verb.MISDEAL, Verb.PAUSE, Verb.NEXT_LEVEL,
                   Verb.COLOUR_UP, Verb.ENROL})

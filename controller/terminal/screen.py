@@ -91,15 +91,18 @@ class Screen:
     chips: tuple[tuple[int, str], ...] = ()  # the chips in play, (value, colour)
     log: tuple[LogLine, ...] = ()  # the hand's actions, for a correction
     deck_count: str | None = None  # the count after a hand, cards by name (CARD-1)
+    house: str = ""  # the house's label: game, stakes, rake, straddles ("": no house file)
+    straddle_seats: tuple[int, ...] = ()  # who may straddle the next hand (STRADDLE-2/3)
 
     def as_json(self) -> dict[str, Any]:
         return asdict(self)
 
     def lines(self, width: int = 21) -> tuple[str, ...]:
         """Six lines for the keypad's small dealer display (128x64: 21 characters each):
-        what the table waits for; what may be keyed to it (the prompt's numbered choices,
-        the raise range, the saved decks' numbers); the level and shot clock; the entry
-        being keyed; the last reply, its rule id first, over two lines."""
+        what the table waits for (between hands, the house's game and stakes); what may
+        be keyed to it (the prompt's numbered choices, the raise range, the saved decks'
+        numbers); the level and shot clock; the entry being keyed; the last reply, its
+        rule id first, over two lines."""
         context = ""
         if self.prompt is not None:
             head = f"! {self.prompt.rule or ''} {self.prompt.kind}".strip()
@@ -111,6 +114,8 @@ class Screen:
                        f"raise {self.min_raise_to}-{self.max_raise_to}")
         else:
             head = f"#{self.hand_no} {self.stage}"
+            if self.house and self.stage == "idle":  # between hands: the game played
+                head = _fit(f"#{self.hand_no}", self.house.split(", "), width)
             if self.enrolling:
                 context = f"deck {self.enrolling}"
             elif self.colour_up:
@@ -124,21 +129,38 @@ class Screen:
                      (head, context, status, f"> {self.entry}", *message))
 
 
+def _fit(head: str, parts: list[str], width: int) -> str:
+    """``head`` and as many of the label's parts as fit whole in ``width`` (the first part
+    cut if even it does not fit): ``#3 NLHE 20/40 kr``, not a rake cut mid-word."""
+    line = f"{head} {parts[0]}"
+    for part in parts[1:]:
+        if len(line) + 2 + len(part) > width:
+            break
+        line += f", {part}"
+    return line
+
+
 def turn_of(state: PublicState, dealer: DealerView) -> str:
     """What a tap depends on: the hand, how far it has gone, the stage, the prompts."""
     return f"{state.hand_no}.{len(state.hand_log)}.{dealer.stage}.{dealer.prompts}"
 
 
-def offered(state: PublicState, dealer: DealerView) -> tuple[Verb, ...]:
-    """The buttons for this moment (the keypad takes any key; the table still decides)."""
+def offered(state: PublicState, dealer: DealerView, straddle_seats: tuple[int, ...] = ()
+            ) -> tuple[Verb, ...]:
+    """The buttons for this moment (the keypad takes any key; the table still decides).
+    A straddle is offered between hands when a seat may put one out (``straddle_seats``,
+    the table's: none where the house plays no straddles, STRADDLE-1..6)."""
     stage = dealer.stage
     verbs: list[Verb] = []
     if dealer.prompt is not None:
         verbs.append(Verb.CHOOSE)
     hand = state.hand
     if stage is Stage.IDLE:
-        verbs += [Verb.DEAL, Verb.SIT_OUT, Verb.ENROL, Verb.DECK, Verb.COLOUR_UP,
-                  Verb.NEXT_LEVEL, Verb.PAUSE]
+        verbs.append(Verb.DEAL)
+        if straddle_seats:
+            verbs.append(Verb.STRADDLE)
+        verbs += [Verb.SIT_OUT, Verb.ENROL, Verb.DECK, Verb.COLOUR_UP, Verb.NEXT_LEVEL,
+                  Verb.PAUSE]
         if state.hand_no == 0:
             verbs.append(Verb.BUTTON)
     elif stage is Stage.ENROLLING:
@@ -181,8 +203,9 @@ def hand_log(state: PublicState) -> tuple[LogLine, ...]:
 
 
 def build(state: PublicState, dealer: DealerView, *, entry: str = "",
-          reply: Reply | None = None) -> Screen:
-    """The screen for ``state`` (the journal's) and ``dealer`` (the table's)."""
+          reply: Reply | None = None, straddle_seats: tuple[int, ...] = ()) -> Screen:
+    """The screen for ``state`` (the journal's) and ``dealer`` (the table's);
+    ``straddle_seats``: the seats that may straddle the next hand (the table's)."""
     hand = state.hand
     stakes = state.stakes
     layout = state.layout
@@ -212,7 +235,7 @@ def build(state: PublicState, dealer: DealerView, *, entry: str = "",
         to_call=hand.to_call if hand is not None else 0,
         min_raise_to=hand.min_raise_to if hand is not None else None,
         max_raise_to=hand.max_raise_to if hand is not None else None,
-        actions=tuple(str(v) for v in offered(state, dealer)),
+        actions=tuple(str(v) for v in offered(state, dealer, straddle_seats)),
         prompt=dealer.prompt, shot_clock=dealer.shot_clock,
         level_seconds_left=dealer.level_seconds_left, colour_up=dealer.colour_up,
         deck_version=dealer.deck_version, deck_name=dealer.deck_name, decks=dealer.decks,
@@ -222,4 +245,6 @@ def build(state: PublicState, dealer: DealerView, *, entry: str = "",
         accepted=reply.accepted if reply is not None else None,
         pots=tuple(p.amount for p in hand.pots) if hand is not None else (),
         to_show=hand.next_to_show if hand is not None else None,
-        chips=dealer.chips, log=hand_log(state))
+        chips=dealer.chips, log=hand_log(state),
+        house=dealer.house_label or (state.house.label if state.house is not None else ""),
+        straddle_seats=straddle_seats)

@@ -4,6 +4,7 @@
 // tap made on a screen the table has moved past is refused rather than misapplied.
 // No betting rule lives here: the buttons are the screen's `actions`, the amounts are the
 // engine's (to_call, min_raise_to, max_raise_to), and the table says why it refuses.
+// The sheets over the table (correction, race card, deck, straddle) are in sheets.js.
 
 const $ = (id) => document.getElementById(id);
 const SEATS = 10;
@@ -202,6 +203,9 @@ function paint() {
 
 function drawBar(s) {
   $("hand-no").textContent = s.hand_no ? `#${s.hand_no}` : "–";
+  $("house-block").hidden = !s.house; // the house file played: game, stakes, rake, straddles
+  $("house").textContent = s.house;
+  $("house").title = s.house;
   $("game").textContent = VARIANTS[s.variant] || s.variant;
   $("stakes").textContent = `${fmt(s.small_blind)} / ${fmt(s.big_blind)}` + (s.ante ? ` · ante ${fmt(s.ante)}` : "");
   $("level").textContent = `Level ${s.level}`;
@@ -365,20 +369,34 @@ function amountIn(value) {
   return Number.isInteger(bb) ? String(bb) : String(Math.round(bb * 100) / 100);
 }
 
+function fixedSize(s) {
+  // fixed limit (FL-2): the one size a bet or raise may be, the only one offered; null
+  // elsewhere, and while a correction is keyed (its amount is the dealer's to key)
+  const one = s.variant === "FT" && s.to_act !== null && s.min_raise_to !== null &&
+    s.min_raise_to === s.max_raise_to;
+  return one && sheet !== "correct" ? s.min_raise_to : null;
+}
+
 function drawEntry(s) {
   const key = `${s.hand_no}|${s.stage}|${s.to_act}|${s.min_raise_to}`;
-  if (key !== prefillFor) {
+  const fixed = fixedSize(s);
+  if (key !== prefillFor || (fixed !== null && entry !== amountIn(fixed))) {
     prefillFor = key;
     entry = s.min_raise_to !== null && s.to_act !== null ? amountIn(s.min_raise_to) : "";
     prefilled = entry !== "";
+  }
+  for (const button of document.querySelectorAll("#numpad [data-key]")) {
+    button.disabled = fixed !== null; // nothing to key: the limit is the size
   }
   $("entry").textContent = entry === "" ? "0" : bbMode ? entry : fmt(Number(entry));
   $("entry").classList.toggle("prefilled", prefilled);
   $("entry-unit").textContent = bbMode ? `BB of ${fmt(s.big_blind)}` : "chips";
   $("bb-toggle").setAttribute("aria-pressed", String(bbMode));
-  document.querySelector('[data-key="."]').disabled = !bbMode;
+  document.querySelector('[data-key="."]').disabled = !bbMode || fixed !== null;
   $("fill-min").disabled = s.min_raise_to === null;
-  $("fill-max").disabled = s.max_raise_to === null;
+  $("fill-max").disabled = s.max_raise_to === null || fixed !== null;
+  $("fill-min").textContent = fixed !== null ? "LIMIT" : "MIN";
+  $("fill-max").textContent = s.variant === "PO" ? "POT" : "MAX"; // PL-3: the pot is the most
 }
 
 function amount() {
@@ -446,82 +464,6 @@ function drawTray(s) {
   $("push-clear").hidden = pushed.length === 0;
 }
 
-// ------------------------------------------------------------------ sheets (over the table)
-function openSheet(kind) {
-  sheet = kind;
-  picked = null;
-  $("sheet").hidden = false;
-  drawSheet();
-}
-
-function closeSheet() {
-  sheet = null;
-  picked = null;
-  $("sheet").hidden = true;
-}
-
-function drawSheet() {
-  const body = $("sheet-body");
-  const foot = $("sheet-foot");
-  body.replaceChildren();
-  foot.replaceChildren();
-  if (sheet === "correct") {
-    $("sheet-title").textContent = "Correct an action";
-    if (!screen.log.length) body.append(el("p", "sheet-empty", "No action in this hand yet."));
-    screen.log.forEach((line) => {
-      const words = `${ACTION_WORDS[line.action] || line.action}${line.amount !== null ? ` ${fmt(line.amount)}` : ""}`;
-      const row = el("button", "log-line");
-      row.dataset.index = String(line.index);
-      row.disabled = !line.correctable;
-      if (picked && picked.index === line.index) row.classList.add("picked");
-      row.append(el("span", "log-no", `#${line.index}`), el("span", "log-street", line.street),
-        el("span", "log-seat", `Seat ${line.seat}`), el("span", "log-what", words));
-      row.addEventListener("click", () => {
-        picked = line;
-        drawSheet();
-      });
-      body.append(row);
-    });
-    if (picked) {
-      foot.append(el("span", "sheet-ask", `Seat ${picked.seat} should have:`));
-      [["fold", "Fold"], ["check", "Check"], ["call", "Call"], ["bet", `Bet/raise to ${entryText()}`]]
-        .forEach(([verb, text]) => {
-          const button = el("button", "btn btn-tool", text);
-          button.dataset.correction = verb;
-          button.addEventListener("click", () => {
-            const extra = verb === "bet" ? amount() : {};
-            if (extra === null) return;
-            send({ verb: "correct", index: picked.index, seat: picked.seat, action: verb, ...extra });
-          });
-          foot.append(button);
-        });
-    } else {
-      foot.append(el("span", "sheet-ask", "Pick the action to correct; for a bet, key its amount on the pad."));
-    }
-  } else if (sheet === "race") {
-    $("sheet-title").textContent = `Race card for seat ${selected}`;
-    const grid = el("div", "card-grid");
-    for (const suit of ["s", "h", "d", "c"]) {
-      for (const rank of RANKS) {
-        const button = el("button", "card-pick");
-        button.append(cardNode(`${rank}${suit}`, true));
-        button.dataset.card = `${rank}${suit}`;
-        button.addEventListener("click", () => send({ verb: "race_card", seat: selected, name: `${rank}${suit}` }));
-        grid.append(button);
-      }
-    }
-    body.append(grid);
-  } else if (sheet === "deck") {
-    $("sheet-title").textContent = "Play with a saved deck";
-    if (!screen.decks.length) body.append(el("p", "sheet-empty", "No saved deck: enrol one first."));
-    screen.decks.forEach((name) => {
-      const button = el("button", "log-line", name);
-      button.addEventListener("click", () => send({ verb: "deck", name }));
-      body.append(button);
-    });
-  }
-}
-
 // ------------------------------------------------------------------ taps
 function key(k) {
   if (k === "clear") {
@@ -565,6 +507,10 @@ function verbTapped(verb) {
       return;
     case "deck":
       openSheet("deck");
+      return;
+    case "straddle":
+      if (selected === null) openSheet("straddle");
+      else send({ verb, seat: selected });
       return;
     case "count":
       if (screen.stage === "colour_up") {
