@@ -7,6 +7,8 @@ table (real hardware, or the virtual dealer and bots) in one asyncio TaskGroup.
         --structure hexapro --multiplier 2 --speed 60
     pitboss table run --profile tournament-10 --table T1 --db t1.db --backend mock \\
         --seat-ports /tmp/seats      # the seat nodes of `pitboss hardware simulate`
+    pitboss table run --profile virtual --table T9 --db t9.db --offline \\
+        --house deploy/houses/casino-plo.toml --autoplay 20 --export-phh hands/
 
 A live table (no ``--autoplay``) opens its profile's seat-node ports first and keeps them
 open (:func:`open_hardware`, ``controller.devices.seatlines``): a node unplugged and
@@ -20,6 +22,17 @@ not held for hand-for-hand (TOURN-22); it runs until the host closes it. A playe
 a hand with no chips leaves the seat (``player_busted``). ``--speed X``: virtual time runs
 at least X times as fast as real time, so levels and breaks move on between hands.
 
+``--house FILE`` (``deploy/houses/*.toml``) sets the game, stakes or structure, rules,
+rake, straddles, buy-ins and clock in one file (it replaces ``--game``; a tournament house
+makes a tournament table). The first boot journals it (``house_set``); a restart without
+``--house`` plays the journaled one again. A tournament house with ``--autoplay`` seats its
+field of bots (``players``, else 6 or fewer), so an offline sit & go plays by itself.
+
+``--offline``: no broker at all. The table plays and journals every event; a later run
+without ``--offline`` sends the backlog. ``--export-phh DIR`` writes each finished hand as
+``DIR/<table>-<hand_no>.phh`` once its events are journaled
+(:class:`controller.sync.hand_history.HandFiles`).
+
 How events are journaled and commands carried out is :mod:`controller.app`.
 """
 
@@ -28,24 +41,20 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import dataclasses
 import logging
 import os
-import random
 import sys
 import time
-from collections.abc import AsyncIterator, Callable, Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import AsyncIterator, Mapping, Sequence
 from pathlib import Path
 
 from controller.app import (
-    DEFAULT_LEVELS,
     TableCommands,
     TableJournal,
     open_desk,
     recover,
-    restore,
 )
-from controller.clocks.shot_clock import ShotClockConfig
 from controller.clocks.structure import Structure, load_structure, preset
 from controller.devices.backends import open_devices
 from controller.devices.errors import DeviceAbsentError
@@ -57,21 +66,27 @@ from controller.events import (
     Command,
     JournalEvent,
     JsonScalar,
-    PlayerSeated,
     PublicState,
 )
-from controller.rules.config import LIVE_CASH, LIVE_TOURNAMENT, Variant
+from controller.rules.config import Variant
 from controller.sync.commands import CommandDesk
 from controller.sync.errors import JournalError
+from controller.sync.hand_history import HandFiles
 from controller.sync.journal import Journal
 from controller.sync.journal_lock import JournalInUse
 from controller.sync.link import LinkSettings, TableLink
 from controller.sync.outbox import Outbox
 from controller.table import intents
-from controller.table.deck import DeckLibrary
-from controller.table.lights import Level
 from controller.table.table import Table
 from controller.table.virtual import VirtualTable
+from controller.table_setup import (
+    HouseMismatch,
+    build_table,
+    first_boot,
+    house_and_export,
+    table_house,
+)
+from controller.table_setup import RunOptions as RunOptions  # callers import it from here
 from controller.terminal.desk import Desk
 from controller.terminal.keymap import load_keymap
 from controller.terminal.keypad import run_dealer_display, run_keypad
@@ -83,51 +98,7 @@ DEFAULT_TABLET = "0.0.0.0:8080"  # the Pi's kiosk browser and tablets on the tab
 GAMES = {"nlhe": Variant.NT, "plo": Variant.PO, "flhe": Variant.FT}  # --game
 IDLE_WAKE_S = 0.1  # a tournament table with no hand to deal looks again at least this often
 CLOSE_LINGER_S = 3.0  # a closed table waits at most this long for the host's last acks
-
-
-@dataclass(frozen=True)
-class RunOptions:
-    """How a table runs besides where: the virtual dealer and bots, and when to stop."""
-
-    autoplay: int | None = None  # virtual table only: play hands with bots (0: no limit)
-    players: int = 6  # cash: the bots seated at the start (a tournament starts empty)
-    seed: str = "0"
-    drain: bool = False  # after autoplay, wait until the host holds every event, then stop
-    levels: Sequence[Level] = DEFAULT_LEVELS
-    structure: Structure | None = None  # a tournament's structure (replaces levels)
-    ready: Callable[[Journal, Outbox], None] | None = None
-    tournament: bool = False  # the host seats the players; live-tournament rules
-    speed: float = 1.0  # tournament virtual table: virtual time >= speed x real time
-    # tournament virtual table: virtual seconds per bot action; above 0 the dealer also
-    # waits so virtual time does not run ahead of speed x real time (the demo's pace)
-    pace: float = 0.0
-    # the shot clock's seconds per action (None: the table's default, 30 s on a real table
-    # and none on the virtual one); with it, a share of the bots' decisions run into the
-    # final countdown (``slow``), now and then out of time
-    shot_clock_s: float | None = None
-    slow: float = 0.1
-    # a floor broker (deploy/mosquitto): the table's user name (its id), password, TLS files
-    mqtt_user: str | None = None
-    mqtt_password: str | None = None
-    mqtt_ca: str | None = None
-    mqtt_cert: str | None = None
-    mqtt_key: str | None = None
-    # a live table (no autoplay): the device backend (None: the profile's; "mock" runs a
-    # real profile's Pi-attached parts as mocks, its seat nodes still on their serial
-    # lines), and a directory holding the seat-node ports instead of where the profile
-    # says (/dev/pitboss-seat3 -> DIR/pitboss-seat3: `pitboss hardware simulate`)
-    backend: str | None = None
-    seat_ports: str | None = None
-    # called with the live table and its sink once the table is built and restored
-    # (tests and tools attach a dealer's terminal: controller.app.open_desk)
-    table_ready: Callable[[Table, TableJournal], None] | None = None
-    # a live table's dealer's terminal and deck: the tablet page's address (None: not
-    # served), the file holding its token (None: beside the journal), the saved decks'
-    # directory (None: ``decks`` beside the journal), and the game dealt
-    tablet: str | None = None  # the command line serves it by default (DEFAULT_TABLET)
-    tablet_token_file: str | None = None
-    decks: str | None = None
-    game: Variant = Variant.NT
+DEFAULT_OPTIONS = RunOptions()
 
 
 class WakingCommands:
@@ -240,10 +211,14 @@ async def _tournament_autoplay(vt: VirtualTable, outbox: Outbox, commands: Wakin
                 with contextlib.suppress(TimeoutError):
                     await asyncio.wait_for(commands.wake.wait(), ahead / options.speed)
                 continue
+        if limit and played >= limit and not vt.host_seated:
+            break  # its own bots' sit & go (a tournament house): the hands asked for
         if (not limit or played < limit) and vt.play_hand():
             played += 1
             await asyncio.sleep(0)  # the link and the command desk get their turn
             continue
+        if options.speed == 0 and not vt.host_seated and vt.skip_break():
+            continue  # virtual time follows the hands only: its own game's break passes
         commands.wake.clear()
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(commands.wake.wait(), IDLE_WAKE_S)
@@ -271,51 +246,37 @@ async def _handed_over(outbox: Outbox, limit_s: float = CLOSE_LINGER_S) -> None:
                 await asyncio.sleep(0.02)
 
 
+def _offline_notice(table_id: str, outbox: Outbox) -> None:
+    print(f"OFFLINE table {table_id}: no broker; the journal keeps every event "
+          f"({outbox.size} not yet sent), and a run without --offline sends them",
+          flush=True)
+
+
 async def run_table(profile_name: str, *, site: str, table_id: str, broker: str,
-                    db_path: str | Path, options: RunOptions = RunOptions()) -> int:
+                    db_path: str | Path, options: RunOptions = DEFAULT_OPTIONS) -> int:
     """Run one table until it is closed, cancelled, or (autoplay) done; 0 when it ends."""
     host, _, port = broker.rpartition(":")
     # one process per journal: a second controller stops here, before recover() voids
     # the first one's hand (JournalInUse names the holder)
     journal = Journal(db_path, table=table_id, owner="pitboss table run")
-    rules = LIVE_TOURNAMENT if options.tournament else LIVE_CASH
-    shot_clock = (None if options.shot_clock_s is None
-                  else ShotClockConfig(action_s=options.shot_clock_s))
     try:
         recover(journal)
+        house = table_house(journal.state, options.house)
+        tournament = house.tournament if house is not None else options.tournament
+        options = dataclasses.replace(options, tournament=tournament)
         async with contextlib.AsyncExitStack() as devices, Outbox(journal) as outbox:
             hardware = None
             if options.autoplay is None:
                 hardware = await devices.enter_async_context(open_hardware(
                     profile_name, backend=options.backend, seat_ports=options.seat_ports))
             sink = TableJournal(outbox)
-            vt: VirtualTable | None = None
+            files = None if options.export_phh is None else HandFiles(
+                options.export_phh, table_id, after=journal.last_seq, state=journal.state)
             with sink.muted():
-                if options.autoplay is not None:
-                    vt = VirtualTable(0 if options.tournament else options.players,
-                                      profile=profile_name, sink=sink,
-                                      rng=random.Random(f"{options.seed}-{journal.boot}"),
-                                      levels=options.levels, structure=options.structure,
-                                      tournament=options.tournament,
-                                      pace=options.pace, shot_clock=shot_clock,
-                                      slow=options.slow)
-                    table = vt.table
-                else:
-                    assert hardware is not None
-                    decks = Path(options.decks) if options.decks is not None \
-                        else Path(db_path).resolve().parent / "decks"
-                    table = Table(hardware, sink=sink,
-                                  levels=() if options.structure else options.levels,
-                                  structure=options.structure, profile=rules,
-                                  tournament=options.tournament, variant=options.game,
-                                  decks=DeckLibrary(decks),
-                                  shot_clock=shot_clock or ShotClockConfig())
-            if journal.state.seats or options.tournament:
-                restore(table, journal.state, sink)
-            else:  # first boot of a cash table: the virtual table's bots are the players
-                outbox.record_now([
-                    PlayerSeated(seat=s.number, player=s.player, stack=s.stack)
-                    for s in table.roster.occupied() if s.player])
+                table, vt = build_table(profile_name, journal, sink, options, house,
+                                        hardware, db_path)
+            first_boot(table, journal, outbox, sink, house,
+                       host_seated=vt.host_seated if vt is not None else tournament)
             if hardware is not None:
                 seat_nodes_back(table, hardware, journal.state)
             if options.table_ready is not None:
@@ -327,26 +288,43 @@ async def run_table(profile_name: str, *, site: str, table_id: str, broker: str,
                                     password=options.mqtt_password, tls_ca=options.mqtt_ca,
                                     tls_cert=options.mqtt_cert, tls_key=options.mqtt_key)
             terminal = None if vt is not None else open_desk(table, sink)
-            async with TableLink(settings, outbox, desk):
+            if options.offline:
+                _offline_notice(table_id, outbox)
+            async with (contextlib.nullcontext() if options.offline
+                        else TableLink(settings, outbox, desk)):
                 if options.ready is not None:
                     options.ready(journal, outbox)
-                await _play(table, outbox, options, vt, commands, terminal, db_path)
+                await _play(table, outbox, options, vt, commands, terminal, db_path, files)
     finally:
         journal.close()
     return 0
 
 
+async def _export(files: HandFiles, outbox: Outbox) -> None:
+    """Follow the journal and write each finished hand; a bug here stops the export,
+    never the table (the journal keeps every hand)."""
+    try:
+        await files.follow(outbox)
+    except Exception:
+        log.exception("the PHH export stopped; the table plays on and the journal keeps "
+                      "every hand")
+
+
 async def _play(table: Table, outbox: Outbox, options: RunOptions,
                 vt: VirtualTable | None, commands: WakingCommands, terminal: Desk | None,
-                db_path: str | Path) -> None:
+                db_path: str | Path, files: HandFiles | None = None) -> None:
     async with asyncio.TaskGroup() as tg:
         watch = tg.create_task(_until_closed(outbox), name="table-closed")
+        export = None if files is None else tg.create_task(_export(files, outbox),
+                                                            name="phh-export")
         if vt is not None:
             dealer = (_tournament_autoplay(vt, outbox, commands, options)
                       if options.tournament else _autoplay(vt, outbox, options.autoplay or 0))
             await tg.create_task(dealer, name="virtual-dealer")
             if options.drain:
                 await tg.create_task(_drained(outbox), name="drain")
+                watch.cancel()
+            elif options.offline and options.autoplay:  # no host to wait for: done
                 watch.cancel()
         else:
             hardware = table.hardware
@@ -357,6 +335,11 @@ async def _play(table: Table, outbox: Outbox, options: RunOptions,
             await watch
             for task in tasks:
                 task.cancel()
+        if files is not None and export is not None:
+            await asyncio.wait([watch])  # the table is closed, or the dealer is done
+            export.cancel()
+            await asyncio.wait([export])
+            await files.catch_up(outbox)  # every hand journaled is written
     if outbox.state.closed:
         await _handed_over(outbox)
 
@@ -417,6 +400,17 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--seed", default="0")
     run.add_argument("--drain", action="store_true",
                      help="after autoplay, exit once the host holds every event")
+    run.add_argument("--house", default=None, metavar="FILE",
+                     help="the house file (deploy/houses/*.toml): game, stakes or structure, "
+                          "rules, rake, straddles, buy-ins, clock; replaces --game, and a "
+                          "tournament house makes a tournament table (journaled: a restart "
+                          "without --house plays it again)")
+    run.add_argument("--offline", action="store_true",
+                     help="no broker at all: the table plays and journals every event; a "
+                          "later run without --offline sends the backlog")
+    run.add_argument("--export-phh", default=None, metavar="DIR",
+                     help="write each finished hand as DIR/<table>-<hand_no>.phh (PHH with "
+                          "every hole card: files 0600, DIR made 0700)")
     run.add_argument("--tournament", action="store_true",
                      help="a tournament table: it starts empty, the host seats the players "
                           "(live-tournament rules), and it runs until the host closes it")
@@ -427,7 +421,8 @@ def build_parser() -> argparse.ArgumentParser:
                      help="the structure's multiplier (HexaPro: 2, 3, 5, 10, 25...)")
     run.add_argument("--speed", type=float, default=1.0,
                      help="tournament virtual table: virtual time runs at least this many "
-                          "times as fast as real time (levels, breaks)")
+                          "times as fast as real time (levels, breaks); 0: it follows the "
+                          "hands only, and a break of the table's own game passes at once")
     run.add_argument("--shot-clock", type=float, default=None, metavar="SECONDS",
                      help="seconds per action on the shot clock (virtual table: none unless "
                           "given; its bots then think into the final countdown now and then)")
@@ -461,8 +456,9 @@ def build_parser() -> argparse.ArgumentParser:
                                "default: beside the journal, DB.tablet-token)")
     terminal.add_argument("--decks", default=None, metavar="DIR",
                           help="the saved decks (default: 'decks' beside the journal)")
-    terminal.add_argument("--game", choices=sorted(GAMES), default="nlhe",
-                          help="the game dealt: no-limit hold'em (default), pot-limit "
+    terminal.add_argument("--game", choices=sorted(GAMES), default=None,
+                          help="the game dealt (not with --house, which sets it): "
+                               "no-limit hold'em (default), pot-limit "
                                "Omaha, fixed-limit hold'em (its bets: the big blind and "
                                "twice it, FL-2)")
     run.add_argument("--log", default="WARNING")
@@ -488,6 +484,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.speed < 0:
         parser.error(f"--speed {args.speed}: give 0 (virtual time follows the hands only) "
                      "or a positive factor")
+    house, export = house_and_export(parser, args)
     structure: Structure | None = None
     if args.structure is not None:
         try:
@@ -504,7 +501,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                          seat_ports=args.seat_ports,
                          tablet=None if args.tablet == "off" else args.tablet,
                          tablet_token_file=args.tablet_token_file, decks=args.decks,
-                         game=GAMES[args.game])
+                         game=GAMES[args.game or "nlhe"], house=house,
+                         offline=args.offline, export_phh=export)
     if options.tablet is not None:
         _, colon, port = options.tablet.rpartition(":")
         if not colon or not port.isdigit() or int(port) > 65535:
@@ -521,6 +519,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except JournalError as exc:  # the journal would not open (another table's, unreadable)
         print(f"pitboss table: {exc}", file=sys.stderr)
         return 1
+    except HouseMismatch as exc:  # --house of the other kind than the journal's table
+        print(f"pitboss table: {exc}", file=sys.stderr)
+        return 2
 
 
 if __name__ == "__main__":  # python -m controller.table_runner [table] run ...

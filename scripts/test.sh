@@ -14,7 +14,7 @@ echo "== ruff"
 .venv/bin/ruff check .
 echo "== mypy --strict (rules, chip race, clocks, devices, table, terminal, sync, app, host bridge)"
 .venv/bin/mypy --strict controller/rules controller/chiprace controller/clocks controller/devices \
-    controller/table controller/terminal controller/sync controller/app.py controller/table_runner.py \
+    controller/table controller/terminal controller/sync controller/app.py controller/table_runner.py controller/table_setup.py \
     host_bridge
 echo "== pytest"
 .venv/bin/pytest "$@"

@@ -34,7 +34,7 @@ ROOMS: dict[str, tuple[str, ...]] = {
     "firmware": ("firmware",),
 }
 # the wiring at the top may import every room (DESIGN.md: app.py, table_runner.py, cli.py)
-WIRING = ("controller.app", "controller.table_runner", "controller.cli",
+WIRING = ("controller.app", "controller.table_runner", "controller.table_setup", "controller.cli",
           "controller.replay_command", "controller.firmware_deploy", "controller.phh_files",
           "controller.hardware_check")
 

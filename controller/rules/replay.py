@@ -5,12 +5,26 @@ button, the button last; heads-up ``p1`` is the big blind), so actions map one t
 Show/muck (``sm``) lines are applied in the order the rules call the players to show
 (SHOW-2/3), whatever order the file lists them in: the file says what each player did,
 the rulebook says when.
+
+PHH has no rake. A raked hand's policy and the amount taken are written as user fields
+(PHH keeps keys with a leading underscore for the writer's own use), in the file's units::
+
+    _rake = {kind = "percentage", percent = "7/2", cap = 100, halved_cap = 50,
+             rounding = "nearest", minimum = 1, no_flop_no_drop = true, unit = "cent"}
+    _rake = {kind = "brackets", brackets = [{pot_to = 1000, rake = 20}, ..., {rake = 200}],
+             rounding = "nearest", minimum = 0, no_flop_no_drop = true, unit = "kr"}
+    _rake_taken = 60
+
+:func:`config_from_history` rebuilds the :class:`RakePolicy` from ``_rake``, so the replay
+takes the same rake and ends with the same stacks (RAKE-1..8); :func:`rake_taken` reads
+``_rake_taken`` for the replay to compare with the engine's.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
+from decimal import Decimal
 from fractions import Fraction
 
 from controller.rules.actions import (
@@ -25,13 +39,20 @@ from controller.rules.actions import (
     Show,
 )
 from controller.rules.cards import Card
-from controller.rules.config import LIVE_CASH, RulesProfile, Variant
+from controller.rules.config import CONF, LIVE_CASH, RulesProfile, Variant
 from controller.rules.errors import ConfigError, HandHistoryError, IllegalActionError
 from controller.rules.game import GameConfig, Post, Straddle
 from controller.rules.hand import Hand, Phase
 from controller.rules.phh import HandHistory, PhhAction, Result
+from controller.rules.rake import ROUNDINGS, RakeBracket, RakePolicy
 
 SUPPORTED = frozenset(v.value for v in Variant)
+RAKE_FIELD = "_rake"  # the rake policy (a user field: PHH has no rake)
+RAKE_TAKEN_FIELD = "_rake_taken"  # the rake the hand paid
+RULES_FIELD = "_rules"  # the rules profile the hand was played under (CONF keys)
+_Amount = Callable[[str, object], int]  # a field's amount in the smallest unit
+_RAKE_KEYS = ("kind", "percent", "cap", "halved_cap", "rounding", "minimum", "brackets",
+              "no_flop_no_drop", "unit")
 
 
 def config_from_history(history: HandHistory) -> GameConfig:
@@ -77,9 +98,154 @@ def config_from_history(history: HandHistory) -> GameConfig:
             antes=tuple(antes) if any(antes) else (), big_blind_ante=big_blind_ante,
             straddle=straddle, straddle_amount=straddle_amount,
             small_bet=history.small_bet or 0, big_bet=history.big_bet or 0,
-            no_small_blind=no_small_blind, posts=posts)
+            no_small_blind=no_small_blind, posts=posts, rake=rake_from_history(history))
     except ConfigError as exc:
         raise HandHistoryError(f"cannot set up this hand: {exc}") from None
+
+
+# ---------------------------------------------------------------- the rake's user fields
+
+
+def rake_fields(policy: RakePolicy, taken: int | None) -> dict[str, object]:
+    """The user fields of a raked hand: ``_rake`` (the policy, an inline table) and
+    ``_rake_taken`` (what the hand paid; None: the hand did not finish)."""
+    table: dict[str, object] = {"kind": policy.kind}
+    if policy.kind == "percentage":
+        table["percent"] = str(policy.percent)
+        if policy.cap is not None and policy.halved_cap is not None:
+            table["cap"], table["halved_cap"] = policy.cap, policy.halved_cap
+    else:
+        table["brackets"] = [{"rake": b.rake} if b.pot_to is None
+                             else {"pot_to": b.pot_to, "rake": b.rake}
+                             for b in policy.brackets]
+    table.update(rounding=policy.rounding, minimum=policy.minimum,
+                 no_flop_no_drop=policy.no_flop_no_drop, unit=policy.unit)
+    fields: dict[str, object] = {RAKE_FIELD: table}
+    if taken is not None:
+        fields[RAKE_TAKEN_FIELD] = taken
+    return fields
+
+
+def rules_field(profile: RulesProfile) -> dict[str, object]:
+    """The ``_rules`` user field: the profile's name and every CONF key it sets, so the
+    file replays under the rules it was played under (POT-5's odd chip, SHOW-3...)."""
+    return {"name": profile.name,
+            **{k: v for k, v in sorted(profile.values.items()) if v is not None}}
+
+
+def rules_from_history(history: HandHistory) -> RulesProfile | None:
+    """The rules profile of the file's ``_rules`` field (None: the file has none); keys
+    it leaves out are unset. Raises HandHistoryError naming a key or value that is wrong."""
+    raw = history.extra.get(RULES_FIELD)
+    if raw is None:
+        return None
+    if not isinstance(raw, Mapping):
+        raise HandHistoryError(f"{RULES_FIELD} must be a table of rules keys, not {raw!r}")
+    values = {k: v for k, v in raw.items() if k != "name"}
+    try:
+        return RulesProfile(str(raw.get("name", "file")), {
+            **dict.fromkeys(CONF), **{k: _conf_value(k, v) for k, v in values.items()}})
+    except ConfigError as exc:
+        raise HandHistoryError(f"{RULES_FIELD}: {exc}") from None
+
+
+def _conf_value(key: str, value: object) -> str | int:
+    if key not in CONF:
+        raise ConfigError(f"{key!r} is not a rules key of RULES.md §1")
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if not isinstance(value, (str, int)):
+        raise ConfigError(f"{key} cannot be {value!r}", CONF[key].rules)
+    return value
+
+
+def rake_from_history(history: HandHistory) -> RakePolicy | None:
+    """The rake policy of the file's ``_rake`` field (None: an unraked hand); amounts are
+    in the file's units. Raises HandHistoryError naming the part that is wrong."""
+    raw = history.extra.get(RAKE_FIELD)
+    if raw is None:
+        return None
+    if not isinstance(raw, Mapping):
+        raise HandHistoryError(f"{RAKE_FIELD} must be an inline table such as {{kind = "
+                               f"\"percentage\", percent = \"7/2\", cap = 100}}, not {raw!r}")
+    unknown = sorted(str(k) for k in raw if k not in _RAKE_KEYS)
+    if unknown:
+        raise HandHistoryError(f"{RAKE_FIELD} has unknown key(s) {', '.join(unknown)}; its "
+                               f"keys are {', '.join(_RAKE_KEYS)}")
+    scale = history.unit_scale
+
+    def amount(key: str, value: object) -> int:
+        if isinstance(value, bool) or not isinstance(value, int | Decimal):
+            raise HandHistoryError(f"{RAKE_FIELD}.{key} must be an amount, not {value!r}")
+        exact = Fraction(value) * scale
+        if exact < 0 or exact.denominator != 1:
+            raise HandHistoryError(f"{RAKE_FIELD}.{key} = {value} is not a whole amount >= 0 "
+                                   "in the file's smallest unit")
+        return int(exact)
+
+    def optional(key: str) -> int | None:
+        value = raw.get(key)
+        return None if value is None else amount(key, value)
+
+    kind, rounding = raw.get("kind"), raw.get("rounding", "nearest")
+    if kind not in ("percentage", "brackets"):
+        raise HandHistoryError(f"{RAKE_FIELD}.kind must be \"percentage\" or \"brackets\", "
+                               f"not {kind!r}")
+    if rounding not in ROUNDINGS:
+        raise HandHistoryError(f"{RAKE_FIELD}.rounding must be one of {ROUNDINGS}, "
+                               f"not {rounding!r}")
+    flag, unit = raw.get("no_flop_no_drop", True), raw.get("unit", "cent")
+    if not isinstance(flag, bool) or not isinstance(unit, str):
+        raise HandHistoryError(f"{RAKE_FIELD}.no_flop_no_drop is true or false and "
+                               f"{RAKE_FIELD}.unit a name, not {flag!r} and {unit!r}")
+    minimum = optional("minimum")
+    try:
+        return RakePolicy(kind, _percent(raw.get("percent", "0")), optional("cap"),
+                          optional("halved_cap"), rounding, 1 if minimum is None else minimum,
+                          _brackets(raw.get("brackets", []), amount), flag, unit)
+    except ConfigError as exc:
+        raise HandHistoryError(f"{RAKE_FIELD} is not a rake policy: {exc}") from None
+
+
+def _percent(value: object) -> Fraction:
+    """``"7/2"`` or ``3.5`` (exact: a Decimal) or ``3``; never a binary float."""
+    if isinstance(value, bool) or not isinstance(value, str | int | Decimal):
+        raise HandHistoryError(f"{RAKE_FIELD}.percent must be a fraction such as \"7/2\", "
+                               f"not {value!r}")
+    try:
+        return Fraction(value)
+    except (ValueError, ZeroDivisionError):
+        raise HandHistoryError(f"{RAKE_FIELD}.percent {value!r} is not a number such as "
+                               "\"7/2\" or 3.5") from None
+
+
+def _brackets(value: object, amount: _Amount) -> tuple[RakeBracket, ...]:
+    """``[{pot_to = 1000, rake = 20}, ..., {rake = 200}]`` (the last has no upper end)."""
+    if not isinstance(value, list) or not all(isinstance(b, Mapping) for b in value):
+        raise HandHistoryError(f"{RAKE_FIELD}.brackets must be an array of inline tables "
+                               f"{{pot_to = 1000, rake = 20}}, not {value!r}")
+    out = []
+    for b in value:
+        if set(b) - {"pot_to", "rake"} or "rake" not in b:
+            raise HandHistoryError(f"{RAKE_FIELD}.brackets entry {b!r} needs rake (and "
+                                   "pot_to but in the last) and nothing else")
+        top = b.get("pot_to")
+        out.append(RakeBracket(None if top is None else amount("brackets.pot_to", top),
+                               amount("brackets.rake", b["rake"])))
+    return tuple(out)
+
+
+def rake_taken(history: HandHistory) -> int | None:
+    """The file's ``_rake_taken`` in the smallest unit (None: the file does not say)."""
+    value = history.extra.get(RAKE_TAKEN_FIELD)
+    if value is None:
+        return None
+    exact = (Fraction(value) * history.unit_scale
+             if isinstance(value, int | Decimal) and not isinstance(value, bool) else None)
+    if exact is None or exact < 0 or exact.denominator != 1:
+        raise HandHistoryError(f"{RAKE_TAKEN_FIELD} must be a whole amount >= 0, "
+                               f"not {value!r}")
+    return int(exact)
 
 
 def replay_history(history: HandHistory, profile: RulesProfile = LIVE_CASH) -> Hand:
@@ -187,7 +353,8 @@ def expected_stacks(history: HandHistory, *, each: bool = False) -> list[int] | 
 
 
 def history_from_hand(hand: Hand, *, players: Sequence[str] | None = None) -> HandHistory:
-    """The PHH record of a hand (to export each finished hand).
+    """The PHH record of a hand (to export each finished hand); a raked hand carries its
+    policy and the rake taken in the ``_rake`` and ``_rake_taken`` user fields.
 
     Dead hands and forfeits are folds with a comment (see ``_DEAD``, ``_FORFEIT``), which
     :func:`replay_history` reads back; other PHH tools see a fold.
@@ -232,10 +399,13 @@ def history_from_hand(hand: Hand, *, players: Sequence[str] | None = None) -> Ha
         elif isinstance(a, Muck):
             actions.append(PhhAction(a.player, "sm"))
     finishing: tuple[Result, ...] | None = tuple(hand.stacks) if hand.is_complete else None
+    extra = {} if cfg.rake is None else rake_fields(
+        cfg.rake, hand.rake if hand.is_complete else None)
+    extra[RULES_FIELD] = rules_field(hand.profile)
     return HandHistory(
         variant=cfg.variant.value, antes=tuple(antes), starting_stacks=cfg.stacks,
         actions=tuple(actions), blinds_or_straddles=tuple(forced),
         min_bet=cfg.big_blind if cfg.variant is not Variant.FT else None,
         small_bet=cfg.small_bet or None, big_bet=cfg.big_bet or None,
         ante_trimming_status=False, finishing_stacks=finishing,
-        players=tuple(players) if players is not None else None)
+        players=tuple(players) if players is not None else None, extra=extra)
