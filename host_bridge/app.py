@@ -17,11 +17,22 @@ from fastapi.encoders import jsonable_encoder
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 
+from host_bridge import houses as house_files
 from host_bridge.bridge import Bridge
 from host_bridge.db import make_engine, migrate, session_factory
 from host_bridge.ingest import Publisher
 from host_bridge.mqtt import MqttLink
-from host_bridge.routes import commands, conflicts, dashboard, director, feed, hands, tables
+from host_bridge.routes import (
+    commands,
+    conflicts,
+    dashboard,
+    director,
+    feed,
+    hands,
+    houses,
+    rake,
+    tables,
+)
 from host_bridge.settings import BridgeSettings
 
 API_PREFIX = "/api/v1"
@@ -76,8 +87,9 @@ def create_app(settings: BridgeSettings, *, publisher: Publisher | None = None,
     app.state.sessions = sessions
     app.state.bridge = bridge
     app.add_exception_handler(RequestValidationError, _invalid)
+    house_files.install(app)  # a house not sent or not taken: its field, line, rule
     api = APIRouter(prefix=API_PREFIX)
-    for module in (tables, conflicts, hands, commands, feed, director):
+    for module in (tables, conflicts, hands, commands, houses, rake, feed, director):
         api.include_router(module.router)
     app.include_router(api)
     director.attach(app)  # the tournament director (issue 9), restored if there is one

@@ -1,5 +1,5 @@
 """The floor model: what an applied table event changes in the store (tables, seats,
-players, stacks, levels, hands and their PHH).
+players, stacks, levels, hands and their PHH, the house each table plays).
 
 :mod:`host_bridge.ingest` decides *when* an event is applied (once, in seq order, with its
 hole cards); this module says *what* applying it does (:func:`apply_event`, one ``case``
@@ -42,6 +42,7 @@ from controller.events import (
     HandStarted,
     HandVoided,
     HoleDealt,
+    HouseSet,
     Irregularity,
     LevelSet,
     MisdealDeclared,
@@ -57,6 +58,7 @@ from controller.events import (
     RaceCardDealt,
     RaceChipsAwarded,
     RaceDealtAgain,
+    RakeTaken,
     Rejected,
     Resumed,
     SatOut,
@@ -144,6 +146,10 @@ def apply_event(session: Session, table: PokerTable, message: EventMessage, seq:
             hand = _hand(session, table.id, hand_no)
             if hand is not None:
                 hand.board = [*hand.board, *cards]
+        case RakeTaken(hand_no=hand_no, rake=rake):  # journaled just before hand_ended
+            hand = _hand(session, table.id, hand_no)
+            if hand is not None:
+                hand.rake = rake
         case HandEnded() | HandVoided() | MisdealDeclared():
             _end_hand(session, table, message, event, seq, feed, log_)
         # -- the seats
@@ -181,6 +187,8 @@ def apply_event(session: Session, table: PokerTable, message: EventMessage, seq:
             table.colour_up_at_level = level
         case TableClosed():
             table.closed = True
+        case HouseSet(house=house):  # the house from the next hand on (issue 18)
+            table.house = house.model_dump(mode="json")
         case HoleDealt() | ActionAccepted() | CardBurned() | ActionsUndone() \
                 | ActionCorrected() | ActionHeld() | HandShown() | PotAwarded() \
                 | Irregularity() | SatOut() | CameBack() | PenaltyServed() | SeatPresence() \
@@ -203,7 +211,8 @@ def _start_hand(session: Session, table: PokerTable, message: EventMessage,
                    status="in_progress", seats=list(event.seats),
                    start_stacks=list(event.stacks), end_stacks=None,
                    small_blind=event.small_blind, big_blind=event.big_blind, board=[],
-                   rake=0, first_seq=seq, started_ts=message.ts)
+                   rake=0, first_seq=seq, started_ts=message.ts,
+                   unit=table.house.get("unit") if table.house else None)
     session.add(started)
     if OPEN_HANDS in session.info:
         session.info[OPEN_HANDS][(table.id, event.hand_no)] = started
@@ -247,7 +256,7 @@ def _end_hand(session: Session, table: PokerTable, message: EventMessage,
     _settle(session, table, hand, seq)
     if isinstance(event, HandEnded):
         hand.status = "ended"
-        hand.rake = event.rake
+        hand.rake = event.rake or hand.rake  # else the rake_taken's, if one came
         _export(session, table, hand, log_)
         feed.append({"type": "hand_ended", "table": table.id, "hand_no": hand.hand_no})
     else:  # a void hand (CRASH-1, DEAL-8) or a misdeal (LIVE-25): no history to export

@@ -61,6 +61,9 @@ class PokerTable(Base):
     hand_in_progress: Mapped[bool] = mapped_column(Boolean, default=False)
     last_event_ts: Mapped[float | None] = mapped_column(Float)
     snapshot: Mapped[str | None] = mapped_column(Text)  # the table's retained state (JSON)
+    # the house in force, as its last house_set named it (HouseView: name, game, kind, unit,
+    # label); None until the table journals one (issue 18)
+    house: Mapped[dict[str, str] | None] = mapped_column(JSON)
 
 
 class Player(Base):
@@ -128,6 +131,9 @@ class Hand(Base):
     big_blind: Mapped[int] = mapped_column(Integer)
     board: Mapped[list[str]] = mapped_column(JSON)
     rake: Mapped[int] = mapped_column(Integer, default=0)
+    # the unit of the house in force when the hand started (kr, cent, chip): the rake
+    # ledger's unit; None when the table had named no house (issue 18)
+    unit: Mapped[str | None] = mapped_column(String(8))
     first_seq: Mapped[int] = mapped_column(BigInteger)
     last_seq: Mapped[int | None] = mapped_column(BigInteger)
     started_ts: Mapped[float] = mapped_column(Float)

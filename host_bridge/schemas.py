@@ -4,12 +4,12 @@ template). Nothing here can carry a hole card except :class:`HoleCardsPublic`, w
 
 from __future__ import annotations
 
-from datetime import datetime
-from typing import Literal
+from datetime import date, datetime
+from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from controller.events import Command, JsonScalar, PublicState
+from controller.events import HOUSE_TEXT_MAX, Command, HouseView, JsonScalar, PublicState
 from controller.events.base import Id
 from controller.events.state import PublicHand, Stakes
 
@@ -65,6 +65,10 @@ class TablePublic(TableBase):
     conflicts: int = Field(
         0, description="payloads the table's topics carried for a seq that already held "
         "another one (a floor alert; GET /api/v1/tables/{id}/conflicts lists them)")
+    house: HouseView | None = Field(
+        None, description="the house the table plays (its last house_set: name, game, "
+        "kind, unit and the one-line label: game, stakes, rake, straddles); null until the "
+        "table names one")
 
 
 class BrokerLinkPublic(BaseModel):
@@ -201,3 +205,91 @@ class ConflictsPublic(BaseModel):
     table_id: str
     data: list[ConflictPublic]
     count: int
+
+
+class HouseFilePublic(BaseModel):
+    """One shipped house file: what it plays, or why it cannot be played."""
+
+    file: str = Field(description="the file's stem: what POST /tables/{id}/house takes")
+    name: str | None = Field(default=None)
+    kind: Literal["cash", "tournament"] | None = Field(default=None)
+    unit: str | None = Field(default=None)
+    label: str | None = Field(default=None, description="game, stakes, rake, straddles")
+    error: str | None = Field(default=None, description="why the file cannot be played (its field, "
+                              "line and rule); the other fields are null then")
+
+
+class HousesPublic(BaseModel):
+    """The shipped houses (the bridge's ``houses_dir``), by file name."""
+
+    directory: str
+    data: list[HouseFilePublic]
+    count: int
+    problem: str | None = Field(default=None, description="why the directory could not be read")
+
+
+HouseName = Annotated[str, Field(min_length=1, max_length=64, pattern=r"^[A-Za-z0-9_.-]+$")]
+
+
+class HouseChange(BaseModel):
+    """Play another house at a table: a shipped house by file stem, or a house file's text
+    (exactly one of the two)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    house: HouseName | None = Field(default=None, description="a shipped house, e.g. casino-plo "
+                                    "(GET /api/v1/houses)")
+    text: Annotated[str, Field(min_length=1, max_length=HOUSE_TEXT_MAX)] | None = Field(
+        None, description="a whole house file (TOML)")
+    command_id: Annotated[str, Field(min_length=1, max_length=64,
+                                     pattern=r"^[A-Za-z0-9_.:-]+$")] | None = Field(
+        None, description="to retry a change that got no reply, the command_id it was sent "
+        "with (as for POST /tables/{id}/commands)")
+
+    @model_validator(mode="after")
+    def _one_of(self) -> HouseChange:
+        if (self.house is None) == (self.text is None):
+            raise ValueError("send either house (a shipped house's file name, see GET "
+                             "/api/v1/houses) or text (a house file's TOML), not both")
+        return self
+
+
+class HouseChangePublic(BaseModel):
+    """The table took the house: it plays it from the next hand on (its house_set event)."""
+
+    command_id: str
+    table_id: str
+    status: Literal["ok"]
+    data: dict[str, JsonScalar] | None = None
+    house: HouseView
+
+
+class HouseRefusalPublic(BaseModel):
+    """Why a house was not sent or not taken."""
+
+    detail: str
+    field: str | None = Field(default=None)
+    line: int | None = Field(default=None)
+    rule: str | None = Field(default=None)
+    houses: list[str] | None = Field(default=None, description="the shipped houses (a 404)")
+    command_id: str | None = Field(default=None, description="the command the table refused (409)")
+
+
+class RakeRow(BaseModel):
+    """One table's rake on one day (UTC), in one unit."""
+
+    table_id: str
+    day: date
+    hands: int = Field(description="hands ended that day (voided hands are not counted)")
+    raked_hands: int = Field(description="those with a rake above 0")
+    rake: int = Field(description="the rake taken, in whole units")
+    unit: str = Field(description="kr, cent or chip as the house in force named it; "
+                      "'unit' where the table had named no house")
+
+
+class RakePublic(BaseModel):
+    """The rake ledger of one day: per table, and the totals per unit."""
+
+    day: date
+    data: list[RakeRow]
+    totals: dict[str, int] = Field(description="the day's rake per unit")

@@ -36,6 +36,8 @@ from pydantic_settings import (
 )
 
 CONFIG_ENV = "PITBOSS_BRIDGE_CONFIG"  # path of the TOML file, when no path is given
+#: the shipped house files (deploy/houses in the checkout the bridge runs from)
+DEFAULT_HOUSES_DIR = Path(__file__).resolve().parent.parent / "deploy" / "houses"
 
 
 class Role(StrEnum):
@@ -93,6 +95,8 @@ class BridgeSettings(BaseSettings):
     # a table's one outstanding resend request is asked again only after this many seconds
     # in which its contiguous seq did not move (#17)
     resend_after_s: Annotated[float, Field(gt=0, le=300)] = 2.0
+    # the house files the floor may put on a table (GET /api/v1/houses, issue 18)
+    houses_dir: Path = DEFAULT_HOUSES_DIR
     tokens: tuple[TokenGrant, ...] = ()
 
     @field_validator("tokens")

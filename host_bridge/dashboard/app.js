@@ -1,5 +1,6 @@
 // Pitboss floor dashboard: plain JavaScript, no build step.
-// Reads /api/v1/tables, follows /api/v1/feed, posts /api/v1/tables/{id}/commands.
+// Reads /api/v1/tables, follows /api/v1/feed, posts /api/v1/tables/{id}/commands; the
+// house and the rake ledger are house.js's and rake.js's (issue 18).
 // The API enforces the roles; this page only hides what a role may not send.
 // The hand in play (stage, board, pots, whose turn, the amount to call, the raise limits)
 // is the table's rules engine's, from its public state (a table's `hand` over REST, then
@@ -9,7 +10,7 @@
 const API = "/api/v1";
 const TOKEN_KEY = "pitboss.token";
 const FLOOR_COMMANDS = new Set(["pause", "resume", "call_clock", "seat_player",
-  "remove_player", "move_player"]);
+  "remove_player", "move_player", "set_house"]);
 const COMMAND_ROLES = new Set(["floor", "director", "admin"]);
 const SHORT_BY = 2; // a table this many players below the fullest one is short-handed
 // the events that change what the table's row shows: its changes (one kind each, as in
@@ -18,7 +19,7 @@ const REFRESHING_EVENTS = new Set(["hand_started", "hand_ended", "hand_voided",
   "paused", "resumed", "level_set", "clock_called", "hand_for_hand_set",
   "colour_up_scheduled", "player_seated", "player_removed", "player_moved", "table_closed",
   "sat_out", "came_back", "player_busted", "hand_released", "clock_synced", "break_started",
-  "break_ended", "penalty_served"]);
+  "break_ended", "penalty_served", "house_set"]);
 
 const state = {
   token: null,
@@ -237,6 +238,7 @@ function onFeed(item) {
     who.textContent = `Signed in as ${item.role}`;
     who.hidden = false;
     loadTables().catch((err) => setLink(`Could not load the tables: ${err.message}`, "down"));
+    if (COMMAND_ROLES.has(state.role)) { loadHouses(); loadRake(); } // house.js, rake.js
     scheduleRender();
   } else if (item.type === "broker") {
     // the bridge's own broker connection: while it is down no table's state is known;
@@ -260,11 +262,12 @@ function onFeed(item) {
     takeReport(item); // the table's public state: the engine's view of the hand in play
   } else if (item.type === "conflict") {
     refreshTable(item.table); // the table's conflicts count: an alert on its card
+  } else if (item.type === "hand_ended") {
+    loadRake(); // rake.js: today's ledger has one more hand
   } else if (item.type === "stored") {
     refreshTable(item.table); // events reach the feed before the store: reload once stored
   }
-  // "hand_ended" items repeat what the hand_ended event said; "dropped" is followed by
-  // a close, and the reconnection reloads everything
+  // "dropped" is followed by a close, and the reconnection reloads everything
 }
 
 function setLink(text, kind) {
@@ -385,7 +388,7 @@ function render() {
           dataset: { open: t.id },
         }, `Table ${t.id}`)),
         h("p", { class: "badges" }, badges(t, short))),
-      facts(t), handOf(t), seatList(t));
+      houseLine(t), facts(t), handOf(t), seatList(t));
   }));
   renderBrokerLost();
   const online = tables.filter((t) => t.online).length;
@@ -476,7 +479,7 @@ function renderDetail(most) {
     h("p", { class: "badges big" }, badges(table, short),
       table.online ? null : h("span", { class: "note" },
         "Commands cannot reach an offline table.")),
-    facts(table), handOf(table), seats].filter(Boolean));
+    houseLine(table), facts(table), handOf(table), seats].filter(Boolean));
 
   // the table's own commands
   const commands = $("commands");
@@ -501,6 +504,7 @@ function renderDetail(most) {
   $("director-form").hidden = !canSend("set_level");
   for (const el of document.querySelectorAll("#commands form button, #commands form input, "
     + "#commands form select")) el.disabled = !table.online;
+  renderHouseForm(table); // house.js: the House control (issue 18)
   const free = [];
   const taken = new Set(table.seats.map((s) => s.seat));
   for (let seat = 1; seat <= 10; seat += 1) if (!taken.has(seat)) free.push(seat);
@@ -608,6 +612,8 @@ function signOut(reason) {
   $("sign-in").hidden = false;
   $("sign-in-error").textContent = reason || "";
   $("replies").replaceChildren();
+  forgetHouses();
+  forgetRake();
   setLink("Not signed in", "none");
   $("token").focus();
 }
@@ -620,6 +626,8 @@ function wire() {
   });
   $("sign-out").addEventListener("click", () => signOut(""));
   $("close-detail").addEventListener("click", () => select(state.selected));
+  wireHouse();
+  wireRake();
   $("seat-form").addEventListener("submit", (e) => {
     e.preventDefault();
     const stack = intField("seat-stack");

@@ -9,7 +9,7 @@ from fastapi import APIRouter, HTTPException, Path, status
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
-from controller.events import PublicState
+from controller.events import HouseView, PublicState
 from host_bridge.deps import BridgeDep, Broadcaster, Reader, SessionDep, SettingsDep
 from host_bridge.models import Hand, HoleCards, PokerTable, Seat, SeqConflict
 from host_bridge.schemas import (
@@ -57,6 +57,8 @@ def table_public(session: Session, table: PokerTable, online: bool | None = None
         seats=[SeatPublic(seat=s.seat, player=s.player_id, stack=s.stack) for s in seats],
         hand=reported.hand if reported else None,
         stakes=reported.stakes if reported else None, reported=reported,
+        house=HouseView.model_validate(table.house) if table.house
+        else reported.house if reported else None,  # the journal's house_set, else the state
         conflicts=session.scalar(select(func.count()).select_from(SeqConflict).where(
             SeqConflict.table_id == table.id)) or 0)  # a floor alert (#17)
 

@@ -26,6 +26,7 @@ from controller.rules.cards import parse_cards
 from controller.rules.config import Variant
 from controller.rules.game import GameConfig
 from controller.rules.hand import Hand
+from controller.rules.rake import RakePolicy
 from controller.sync.messages import (
     CommandMessage,
     EventMessage,
@@ -127,11 +128,12 @@ def _accepted(hand_no: int, action: object) -> ActionAccepted:
     return ActionAccepted(hand_no=hand_no, player=action.player, action="muck")
 
 
-def showdown_hand() -> Hand:
+def showdown_hand(rake: RakePolicy | None = None) -> Hand:
     """Three players, 1000 each, blinds 5/10: a raise, a call, a fold, checked down to a
-    showdown where player 1 shows and player 0 mucks... or shows, as the rules call them."""
+    showdown where player 1 shows and player 0 mucks... or shows, as the rules call them;
+    raked by ``rake`` if given."""
     hand = Hand(GameConfig(variant=Variant.NT, stacks=(1000, 1000, 1000), small_blind=5,
-                           big_blind=10))
+                           big_blind=10, rake=rake))
     for player, cards in enumerate(("AsKs", "7c2d", "QhQd")):
         hand.deal_hole(player, parse_cards(cards))
     hand.bet_or_raise_to(30, 2)  # UTG (the button, three-handed, is last) raises

@@ -31,6 +31,11 @@ ROUTES: list[tuple[str, str, dict[str, Any] | None, frozenset[Role]]] = [
      frozenset({Role.FLOOR, Role.DIRECTOR, Role.ADMIN})),
     ("POST", "/api/v1/tables/t1/commands", SET_LEVEL, frozenset({Role.DIRECTOR, Role.ADMIN})),
     ("GET", "/api/v1/audit", None, frozenset({Role.DIRECTOR, Role.ADMIN})),
+    # the houses and the rake ledger (issue 18): the floor's roles change a house, read rake
+    ("GET", "/api/v1/houses", None, EVERYONE),
+    ("POST", "/api/v1/tables/t1/house", {"house": "casino-plo"},
+     frozenset({Role.FLOOR, Role.DIRECTOR, Role.ADMIN})),
+    ("GET", "/api/v1/rake", None, frozenset({Role.FLOOR, Role.DIRECTOR, Role.ADMIN})),
     # the tournament director (issue 9): every role reads, director and admin act
     ("GET", "/api/v1/director/whoami", None, EVERYONE),
     ("GET", "/api/v1/director/tournament", None, EVERYONE),

@@ -33,6 +33,9 @@ OPERATIONS = [
     ("GET", "/api/v1/tables/{table_id}/hands/{hand_no}"),
     ("GET", "/api/v1/tables/{table_id}/hands/{hand_no}/phh"),
     ("POST", "/api/v1/tables/{table_id}/commands"), ("GET", "/api/v1/audit"),
+    # the houses and the rake ledger (issue 18)
+    ("GET", "/api/v1/houses"), ("POST", "/api/v1/tables/{table_id}/house"),
+    ("GET", "/api/v1/rake"),
     # the tournament director (issue 9)
     ("GET", "/api/v1/director/whoami"),
     ("GET", "/api/v1/director/tournament"), ("POST", "/api/v1/director/tournament"),
