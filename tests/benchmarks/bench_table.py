@@ -1,11 +1,14 @@
 """Live-table figures (prints them; asserts nothing about time).
 
     .venv/bin/python tests/benchmarks/bench_table.py [--hands N] [--rss-hands N] [--rounds N]
+        [--house deploy/houses/online-plo.toml ...]
 
 1. Complete hands per second on the virtual table: mock hardware, the full table loop
    (debounced reads, the engine, events to a sink, seat lights and the blinds display
    rendered), bots and a simulated dealer (budget >= 500). The share of the time spent
-   rendering the blinds display is printed beside it.
+   rendering the blinds display is printed beside it. Each ``--house`` (a house file of
+   deploy/houses: its game, stakes, rake and straddles) is measured the same way, beside
+   the plain no-limit table of the same run.
 2. Card placed at a mock reader -> the table has handled it and the displays are updated,
    beyond the configured stable-read time, on a live asyncio loop (budget p99 <= 5 ms).
    Every hole card of a deal is measured; the last one of each deal starts the betting,
@@ -27,12 +30,14 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
+from controller.clocks.house import House, load_house
 from controller.clocks.shot_clock import ShotClockConfig
 from controller.devices.events import CardArrived, DeviceEvent
 from controller.devices.mock import MockTable
 from controller.devices.profile import load_profile
 from controller.table.deck import DeckMap
 from controller.table.lights import Level
+from controller.table.live_table import Outcome
 from controller.table.table import Stage, Table
 from controller.table.virtual import VirtualTable
 
@@ -49,8 +54,11 @@ def rss_mb() -> float:
     return float("nan")
 
 
-def hands_per_second(hands: int, shot_clock: ShotClockConfig | None = None) -> None:
-    vt = VirtualTable(players=6, seed=1, shot_clock=shot_clock)
+def hands_per_second(hands: int, shot_clock: ShotClockConfig | None = None,
+                     house: House | None = None) -> float:
+    """Hands per second (printed, and returned for the houses' ratios)."""
+    vt = VirtualTable(players=6 if house is None else None, seed=1, shot_clock=shot_clock,
+                      house=house)
     display = vt.hardware.blinds
     shown = display.show
     spent = [0.0, 0]
@@ -68,8 +76,12 @@ def hands_per_second(hands: int, shot_clock: ShotClockConfig | None = None) -> N
     summary = vt.play_hands(hands)
     cpu = time.process_time() - cpu0
     share = spent[0] / summary.seconds
-    clock = "no shot clock" if shot_clock is None else f"shot clock {shot_clock.action_s:g} s"
-    print(f"1. virtual table, 6 players, full loop, {clock}: "
+    shot = vt.table.clocks.shot  # the house's own shot clock, if it has one
+    action_s = None if shot is None else shot.config.action_s
+    clock = "no shot clock" if action_s is None else f"shot clock {action_s:g} s"
+    game = "" if house is None else f"house {house.name!r} ({house.label}), "
+    print(f"1. virtual table, {game}{len(vt.table.roster.occupied())} players, full loop, "
+          f"{clock}: "
           f"{summary.hands_per_second:,.0f} hands/s "
           f"({hands} hands, {summary.virtual_seconds / hands:.1f} virtual s per hand; "
           f"budget >= {BUDGET_HANDS_S})")
@@ -77,6 +89,7 @@ def hands_per_second(hands: int, shot_clock: ShotClockConfig | None = None) -> N
     print(f"   blinds display: {spent[1] / hands:.1f} frames rendered per hand, "
           f"{spent[0] / max(spent[1], 1) * 1000:.2f} ms each, {share:.0%} of the time; "
           f"without it {summary.hands / (summary.seconds - spent[0]):,.0f} hands/s")
+    return summary.hands_per_second
 
 
 async def card_to_display(rounds: int) -> list[float]:
@@ -94,10 +107,11 @@ async def card_to_display(rounds: int) -> list[float]:
     done: dict[bytes, float] = {}
     handle = table.handle
 
-    def timed_handle(event: DeviceEvent, *, refresh: bool = True) -> None:
-        handle(event, refresh=refresh)  # handled, journaled, displays refreshed
+    def timed_handle(event: DeviceEvent, *, refresh: bool = True) -> Outcome:
+        outcome = handle(event, refresh=refresh)  # handled, journaled, displays refreshed
         if isinstance(event, CardArrived):
             done[event.uid] = loop.time()
+        return outcome
 
     table.handle = timed_handle  # type: ignore[method-assign]
     runner = asyncio.create_task(hw.run(), name="devices")
@@ -147,11 +161,19 @@ def main(argv: list[str] | None = None, prog: str | None = None) -> int:
     parser.add_argument("--hands", type=int, default=2000)
     parser.add_argument("--rounds", type=int, default=40)
     parser.add_argument("--rss-hands", type=int, default=10_000)
+    parser.add_argument("--house", action="append", default=[], metavar="FILE",
+                        help="also measure hands/s under this house file (repeatable)")
     args = parser.parse_args(argv)
+    houses = [load_house(path) for path in args.house]
     load = os.getloadavg()[0]
     print(f"load average {load:.2f} on {os.cpu_count()} cores")
-    hands_per_second(args.hands)
+    plain = hands_per_second(args.hands)
     hands_per_second(args.hands, ShotClockConfig())  # the clock starts and stops each action
+    for house in houses:  # its own clock: the house's shot clock, if it has one
+        rate = hands_per_second(args.hands, house=house)
+        verdict = "MET" if rate >= BUDGET_HANDS_S else "MISSED"
+        print(f"   {house.name}: {rate / plain:.2f}x the plain no-limit table's hands/s; "
+              f"budget >= {BUDGET_HANDS_S}: {verdict}")
     extra = asyncio.run(card_to_display(args.rounds))
     extra.sort()
     p99 = extra[min(len(extra) - 1, int(len(extra) * 0.99))]
