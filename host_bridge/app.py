@@ -23,6 +23,7 @@ from host_bridge.db import make_engine, migrate, session_factory
 from host_bridge.ingest import Publisher
 from host_bridge.mqtt import MqttLink
 from host_bridge.routes import (
+    cash,
     commands,
     conflicts,
     dashboard,
@@ -33,6 +34,7 @@ from host_bridge.routes import (
     rake,
     tables,
 )
+from host_bridge.routes import clock as clock_screen  # create_app's clock is the time
 from host_bridge.settings import BridgeSettings
 
 API_PREFIX = "/api/v1"
@@ -77,6 +79,7 @@ def create_app(settings: BridgeSettings, *, publisher: Publisher | None = None,
                 yield
         finally:
             await _app.state.director_room.close()  # the director's task ends first
+            await _app.state.cash_room.close()  # the auto top-ups in flight
             engine.dispose()
 
     app = FastAPI(title="Pitboss host bridge", version="1", lifespan=lifespan,
@@ -89,9 +92,12 @@ def create_app(settings: BridgeSettings, *, publisher: Publisher | None = None,
     app.add_exception_handler(RequestValidationError, _invalid)
     house_files.install(app)  # a house not sent or not taken: its field, line, rule
     api = APIRouter(prefix=API_PREFIX)
-    for module in (tables, conflicts, hands, commands, houses, rake, feed, director):
+    for module in (tables, conflicts, hands, commands, houses, rake, feed, director, cash):
         api.include_router(module.router)
+    api.include_router(clock_screen.router)  # public, no token: the players' clock (issue 19)
     app.include_router(api)
     director.attach(app)  # the tournament director (issue 9), restored if there is one
+    cash.attach(app)  # the cash room (issue 19), restored from the store; the /cash page
     dashboard.mount(app)
+    clock_screen.mount(app)  # the players' clock screen at /clock
     return app

@@ -1,12 +1,17 @@
-// The tournament director's page: registration, the seat draw, balancing suggestions to
-// confirm, hand-for-hand, places and payouts. It polls /api/v1/director/tournament; the
-// API's roles decide what it may do, the page only hides what a role may not send.
+// The tournament director's page: the bridge's tournaments (several at once, each over its
+// own tables), a new one created while others run, and for the chosen one (?t=<id> in the
+// URL): registration, the seat draw, balancing suggestions to confirm, hand-for-hand,
+// places and payouts. It polls /api/v1/director/tournaments and the chosen tournament's
+// /api/v1/director/tournaments/<id>; the API's roles decide what it may do, the page only
+// hides what a role may not send.
 "use strict";
 
 const API = "/api/v1";
 const TOKEN_KEY = "pitboss.token";  // shared with the floor page (this tab only)
 const ACTORS = new Set(["director", "admin"]);
-const t = { token: null, role: null, status: null, timer: null, busy: false };
+const LIVE = new Set(["registering", "running"]);
+const t = { token: null, role: null, status: null, timer: null, busy: false,
+  tid: new URLSearchParams(location.search).get("t"), list: [] };
 const $ = (id) => document.getElementById(id);
 const chips = (n) => Number(n).toLocaleString("en-US");
 const money = (cents) => (cents / 100).toLocaleString("en-US",
@@ -44,6 +49,38 @@ function note(text) {
   const log = $("t-log");
   log.prepend(el("li", {}, `${new Date().toLocaleTimeString()} ${text}`));
   while (log.children.length > 8) log.lastChild.remove();
+}
+
+// the chosen tournament's API path (its id in the URL path, encoded)
+const tpath = (suffix = "") => `/director/tournaments/${encodeURIComponent(t.tid)}${suffix}`;
+
+function choose(tid, push) {
+  t.tid = tid;
+  const url = `?t=${encodeURIComponent(tid)}`;
+  if (push) history.pushState({ t: tid }, "", url); else history.replaceState({ t: tid }, "", url);
+}
+
+function renderList(list) {
+  t.list = list;
+  $("t-none").hidden = list.length > 0;
+  $("t-list").replaceChildren(...list.map((x) => {
+    const link = el("a", { href: `?t=${encodeURIComponent(x.id)}`, "data-tid": x.id },
+      `${x.name} `, el("span", { class: "stage" }, `${x.stage} · ${x.players_left}/${x.entries}`
+        + ` · tables ${x.tables.join(", ")}`));
+    if (x.id === t.tid) link.setAttribute("aria-current", "page");
+    link.addEventListener("click", (e) => {
+      e.preventDefault();
+      choose(x.id, true);
+      refresh();
+    });
+    return el("li", {}, link);
+  }));
+}
+
+// without ?t: the latest live tournament, else the latest
+function fallback(list) {
+  const live = list.filter((x) => LIVE.has(x.stage));
+  return (live.length ? live : list).at(-1);
 }
 
 function render(s) {
@@ -110,16 +147,66 @@ function render(s) {
 }
 
 async function refresh() {
+  const asked = t.tid;
   try {
-    const s = await api("/director/tournament");
-    $("t-none").hidden = true;
+    const list = await api("/director/tournaments");
+    if (t.tid !== asked) return;  // another tournament was chosen meanwhile
+    if (!t.tid && list.length) choose(fallback(list).id, false);
+    renderList(list);
+    if (!t.tid) { $("t-view").hidden = true; return; }
+    if (!list.some((x) => x.id === t.tid)) {
+      $("t-view").hidden = true;
+      $("t-error").textContent = `No tournament ${t.tid} on this bridge; choose one above.`;
+      return;
+    }
+    const tid = t.tid;
+    const s = await api(tpath());
+    if (t.tid !== tid) return;
     $("t-error").textContent = "";
+    $("t-view").hidden = false;
     render(s);
   } catch (err) {
-    if (err.status === 404) { $("t-none").hidden = false; return; }
     if (err.status === 401) { signOut("That token is not recognised."); return; }
     $("t-error").textContent = err.message;
   }
+}
+
+// "T5:9, T6" -> { T5: 9, T6: 9 } (a wire id may hold ":"; the seats are the digits after
+// the last one; 9 seats when none are given)
+function parseTables(text) {
+  const out = {};
+  for (const part of text.split(/[\s,;]+/).filter(Boolean)) {
+    const m = part.match(/^(.+):(\d+)$/);
+    out[m ? m[1] : part] = m ? Number(m[2]) : 9;
+  }
+  return out;
+}
+
+async function create(form) {
+  if (t.busy) return;
+  t.busy = true;
+  const button = form.querySelector("button[type=submit]");
+  button.disabled = true;
+  const body = {
+    name: $("t-new-name").value.trim(), tables: parseTables($("t-new-tables").value),
+    players: $("t-new-players").value.split(/[\s,;]+/).filter(Boolean),
+    starting_stack: Number($("t-new-stack").value),
+    buy_in: Math.round(Number($("t-new-buy-in").value) * 100),
+    level_minutes: Number($("t-new-level").value),
+  };
+  try {
+    const s = await api("/director/tournaments", { method: "POST", body: JSON.stringify(body) });
+    note(`Created ${s.name} (${s.id}) over tables ${Object.keys(body.tables).join(", ")}.`);
+    form.reset();
+    $("t-new").open = false;
+    choose(s.id, true);
+  } catch (err) {
+    note(`Refused: ${err.message}`);
+  } finally {
+    t.busy = false;
+    button.disabled = false;
+  }
+  await refresh();
 }
 
 async function act(button, path, body, done) {
@@ -156,6 +243,8 @@ async function signIn(token) {
   $("t-board").hidden = false;
   $("t-who").hidden = false;
   $("t-who").textContent = `Signed in as ${t.role}`;
+  const actor = ACTORS.has(t.role);
+  document.querySelectorAll(".director-only").forEach((n) => { n.hidden = !actor; });
   await refresh();
   t.timer = setInterval(refresh, 1000);
 }
@@ -178,15 +267,23 @@ document.addEventListener("DOMContentLoaded", () => {
   $("t-register-form").addEventListener("submit", (e) => {
     e.preventDefault();
     const player = $("t-player").value.trim();
-    act(e.submitter, "/director/tournament/players", { player },
+    act(e.submitter, tpath("/players"), { player },
       () => `Registered ${player}.`);
     $("t-player").value = "";
   });
   $("t-start").addEventListener("click", (e) => act(e.currentTarget,
-    "/director/tournament/start", {}, () => "Seats drawn; the players are seated."));
+    tpath("/start"), {}, () => "Seats drawn; the players are seated."));
   $("t-confirm").addEventListener("click", (e) => act(e.currentTarget,
-    "/director/tournament/balancing", { version: t.status ? t.status.version : null },
+    tpath("/balancing"), { version: t.status ? t.status.version : null },
     () => "Moves carried out."));
+  $("t-new-form").addEventListener("submit", (e) => {
+    e.preventDefault();
+    create(e.currentTarget);
+  });
+  window.addEventListener("popstate", () => {
+    t.tid = new URLSearchParams(location.search).get("t");
+    if (t.token) refresh();
+  });
   const saved = sessionStorage.getItem(TOKEN_KEY);
   if (saved) signIn(saved);
 });

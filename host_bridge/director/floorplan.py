@@ -88,8 +88,13 @@ class FloorPlan:
 
     def suggestions(self) -> list[dict[str, Any]]:
         """What the floor would do now, without doing it (on copies of the chart and of
-        the draw's random state)."""
+        the draw's random state). Planned as if every hand had ended: a move from a table
+        still playing a hand is shown ``pending`` (it waits for that hand, TOURN-19), never
+        refused, so reading the floor never fails while a move waits."""
         floor = self._model.floor.copy()
+        playing = {t for t, ts in floor.tables.items() if ts.in_hand}
+        for ts in floor.tables.values():
+            ts.in_hand = False
         rng = random.Random()
         rng.setstate(self._rng.getstate())
         out: list[dict[str, Any]] = []
@@ -106,14 +111,17 @@ class FloorPlan:
             else:
                 assert table is not None
                 moves, _ = floor.final_table_redraw(table, rng)
+            waits = playing if op == "redraw" else set()  # the redraw waits for all
             out.append({"op": op, "table": None if table is None else self._wires[table],
-                        "moves": [self._move_json(m) for m in moves]})
+                        "moves": [self._move_json(m, bool(waits) or m.from_table in playing)
+                                  for m in moves]})
             if not moves:
                 break
         return out
 
-    def _move_json(self, m: Move) -> dict[str, Any]:
+    def _move_json(self, m: Move, pending: bool) -> dict[str, Any]:
         wires = self._wires
         return {"player": m.player, "from_table": None if m.from_table is None
                 else wires[m.from_table], "from_seat": m.from_seat,
-                "to_table": wires[m.to_table], "to_seat": m.to_seat, "rule": m.rule}
+                "to_table": wires[m.to_table], "to_seat": m.to_seat, "rule": m.rule,
+                "pending": pending}

@@ -33,11 +33,14 @@ from host_bridge.models import ID, Base
 
 # ---------------------------------------------------------------------------- the inputs
 class Create(Frozen):
-    """The tournament was created with these options (``TournamentOptions.to_json``)."""
+    """The tournament was created with these options (``TournamentOptions.to_json``);
+    ``since``: each table's last stored seq then (its earlier events were not this
+    tournament's: a restart does not catch up on them)."""
 
     kind: Literal["create"] = "create"
     options: dict[str, Any]
     id: str
+    since: dict[str, int] = Field(default_factory=dict)
 
 
 class Register(Frozen):
@@ -208,6 +211,12 @@ class DirectorJournal:
                                  ) from None
             yield Journaled(row.seq, entry, row.at)
         self._seq[tournament] = rows[-1].seq if rows else 0
+
+    def ids(self) -> list[str]:
+        """Every tournament journaled, in the order they were created."""
+        with self._sessions() as session:
+            return list(session.scalars(select(DirectorRecord.tournament).where(
+                DirectorRecord.kind == "create").order_by(DirectorRecord.id)))
 
     def latest(self) -> str | None:
         """The tournament created last, if any."""

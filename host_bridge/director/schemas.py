@@ -114,6 +114,7 @@ class MovePublic(BaseModel):
     to_table: str
     to_seat: int
     rule: str
+    pending: bool = Field(False, description="waits for a hand at its table to end")
 
 
 class FloorWorkPublic(BaseModel):
@@ -202,3 +203,15 @@ class TournamentPublic(BaseModel):
     figures: dict[str, int]
     anomalies: list[str]
     winner: str | None
+
+
+class TournamentSummary(BaseModel):
+    """One tournament of the bridge, as the list shows it."""
+
+    id: str
+    name: str
+    stage: str
+    level: int
+    players_left: int
+    entries: int
+    tables: list[str]

@@ -65,9 +65,10 @@ import asyncio
 import contextlib
 import logging
 import random
+import re
 import time
 import uuid
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Final, assert_never
 
 from sqlalchemy import select
@@ -125,11 +126,18 @@ from .tablelink import CommandSender, TableLink
 from .tournament import Tournament
 
 log = logging.getLogger(__name__)
+_UNSAFE: Final = re.compile(r"[^A-Za-z0-9_.-]+")
 #: the table events the director journals and applies: the hand's start and end, and every
 #: change to the table (seats, stacks, pause, hand-for-hand...), the shot clock's reports
 _REPORTS: Final = (HandStarted, HandEnded, HandVoided, MisdealDeclared, ShotClockReport, Change)
 _REPORT_KINDS: Final = sorted(t.model_fields["kind"].default for t in EVENT_TYPES
                               if issubclass(t, _REPORTS))
+
+
+def new_id(name: str) -> str:
+    """A new tournament's id: its name made safe for a URL path, and a random suffix."""
+    slug = _UNSAFE.sub("-", name).strip("-.")[:40] or "tournament"
+    return f"{slug}-{uuid.uuid4().hex[:8]}"
 
 
 class TournamentDirector:
@@ -138,10 +146,12 @@ class TournamentDirector:
     def __init__(self, options: TournamentOptions, desk: CommandSender | None, *,
                  journal: DirectorJournal | None = None, tournament_id: str | None = None,
                  clock: Callable[[], float] = time.monotonic,
-                 wall: Callable[[], float] = time.time, command_timeout_s: float = 20.0) -> None:
+                 wall: Callable[[], float] = time.time, command_timeout_s: float = 20.0,
+                 since: Mapping[str, int] | None = None) -> None:
         options.verify()
         self.options = options
-        self.id = tournament_id or f"{options.name[:40]}-{uuid.uuid4().hex[:8]}"
+        self.id = tournament_id or new_id(options.name)
+        self.since = {w: s for w, s in (since or {}).items() if w in options.tables}
         self.journal = journal
         self.clock, self.wall = clock, wall
         self.rng = random.Random(options.seed)
@@ -152,7 +162,9 @@ class TournamentDirector:
         self.model = Tournament(options.setup(), options.rules_profile(),
                                 {n: options.tables[w] for w, n in self.numbers.items()},
                                 time_bank=ExtensionChips(grants=grants))
-        self.views = {w: TableView(w, n) for w, n in self.numbers.items()}
+        # a table's events before this tournament began are another's (``since``)
+        self.views = {w: TableView(w, n, seq=self.since.get(w, 0))
+                      for w, n in self.numbers.items()}
         self.dealing = Dealing()
         self.level_clock = LevelClock(self.model.setup.structure)
         self.anomalies: list[str] = []
@@ -188,9 +200,11 @@ class TournamentDirector:
     @classmethod
     def create(cls, options: TournamentOptions, desk: CommandSender | None, *,
                journal: DirectorJournal | None = None, **kw: Any) -> TournamentDirector:
-        """A new tournament with ``options.players`` registered."""
+        """A new tournament with ``options.players`` registered. ``since``: each table's
+        last stored seq now (its earlier events are not this tournament's)."""
         director = cls(options, desk, journal=journal, **kw)
-        director._record(Create(options=options.to_json(), id=director.id))
+        director._record(Create(options=options.to_json(), id=director.id,
+                                since=director.since))
         for player in options.players:
             director.model.verify_register(player)
             director._record(Register(player=player))
@@ -208,7 +222,8 @@ class TournamentDirector:
         if not inputs or not isinstance(created := inputs[0].entry, Create):
             return None
         options = TournamentOptions.from_json(created.options)
-        director = cls(options, desk, journal=journal, tournament_id=tid, **kw)
+        director = cls(options, desk, journal=journal, tournament_id=tid,
+                       since=created.since, **kw)
         director.replaying = True
         for item in inputs[1:]:
             director._apply(item.entry, at=item.at)
@@ -520,8 +535,15 @@ class TournamentDirector:
         return self.dealing.idle_for_moves()
 
     def suggestions(self) -> list[dict[str, Any]]:
-        """What the floor would do now, without doing it."""
-        return self.plan.suggestions()
+        """What the floor would do now, without doing it; a move that waits for a hand to
+        end is ``pending``. Reading never fails: a plan the floor cannot make now is
+        logged and none is shown (the floor's task meets it when it is due)."""
+        try:
+            return self.plan.suggestions()
+        except DirectorError as exc:
+            log.warning("tournament %s: no suggestion now: %s (%s)", self.id, exc.reason,
+                        exc.rule)
+            return []
 
     def status(self) -> dict[str, Any]:
         """A JSON-able snapshot of the tournament for the API, the dashboard and the demo."""

@@ -38,16 +38,28 @@ OPERATIONS = [
     ("GET", "/api/v1/rake"),
     # the tournament director (issue 9)
     ("GET", "/api/v1/director/whoami"),
-    ("GET", "/api/v1/director/tournament"), ("POST", "/api/v1/director/tournament"),
-    ("POST", "/api/v1/director/tournament/players"),
-    ("POST", "/api/v1/director/tournament/start"),
-    ("GET", "/api/v1/director/tournament/balancing"),
-    ("POST", "/api/v1/director/tournament/balancing"),
-    ("GET", "/api/v1/director/tournament/hand-for-hand"),
-    ("GET", "/api/v1/director/tournament/places"),
-    ("POST", "/api/v1/director/tournament/last-hands"),
-    ("POST", "/api/v1/director/tournament/players/{player}/rebuy"),
-    ("POST", "/api/v1/director/tournament/players/{player}/add-on"),
+    ("GET", "/api/v1/director/tournaments"), ("POST", "/api/v1/director/tournaments"),
+    ("GET", "/api/v1/director/tournaments/{tid}"),
+    ("POST", "/api/v1/director/tournaments/{tid}/players"),
+    ("POST", "/api/v1/director/tournaments/{tid}/start"),
+    ("GET", "/api/v1/director/tournaments/{tid}/balancing"),
+    ("POST", "/api/v1/director/tournaments/{tid}/balancing"),
+    ("GET", "/api/v1/director/tournaments/{tid}/hand-for-hand"),
+    ("GET", "/api/v1/director/tournaments/{tid}/places"),
+    ("POST", "/api/v1/director/tournaments/{tid}/last-hands"),
+    ("POST", "/api/v1/director/tournaments/{tid}/players/{player}/rebuy"),
+    ("POST", "/api/v1/director/tournaments/{tid}/players/{player}/add-on"),
+    # the players' clock screen (issue 19): public, no token
+    ("GET", "/api/v1/public/tournaments"), ("GET", "/api/v1/public/tournaments/{tid}/clock"),
+    # the cash room (issue 19)
+    ("GET", "/api/v1/cash/games"), ("POST", "/api/v1/cash/games"),
+    ("GET", "/api/v1/cash/games/{game_id}"),
+    ("POST", "/api/v1/cash/games/{game_id}/waiting"),
+    ("DELETE", "/api/v1/cash/games/{game_id}/waiting/{player}"),
+    ("POST", "/api/v1/cash/games/{game_id}/call"), ("POST", "/api/v1/cash/games/{game_id}/seat"),
+    ("POST", "/api/v1/cash/games/{game_id}/removals"),
+    ("POST", "/api/v1/cash/games/{game_id}/tables"),
+    ("PUT", "/api/v1/cash/players/{player}/options"),
 ]
 EXAMPLES = 30
 

@@ -102,6 +102,7 @@ class ContractTable:
         self._lock = asyncio.Lock()
         self.send: Callable[[str, bytes], Awaitable[Any]] | None = None  # topic, payload
         self._dealable = asyncio.Event()
+        self._open: tuple[Positions, dict[int, str], dict[int, int]] | None = None
 
     # -- wire -----------------------------------------------------------------------------
     def _env(self) -> dict[str, Any]:
@@ -245,7 +246,7 @@ class ContractTable:
 
     # -- dealing ----------------------------------------------------------------------------------
     def _can_deal(self) -> bool:
-        if self.closed or self.paused or len(self.seats) < 2:
+        if self.closed or self.paused or len(self.seats) < 2 or self._open is not None:
             return False
         return not self.h4h or self.released
 
@@ -271,7 +272,26 @@ class ContractTable:
                     await self._play_hand()
             await asyncio.sleep(self.pace_s)
 
+    async def start_hand(self) -> bool:
+        """Begin a hand and leave it open (``hand_started`` reported, ``hand_ended`` not
+        yet), as a table mid-hand; :meth:`finish_hand` ends it. Returns whether it dealt."""
+        async with self._lock:
+            if not self._can_deal():
+                return False
+            self._open = await self._begin_hand()
+            return True
+
+    async def finish_hand(self) -> None:
+        """End the hand :meth:`start_hand` left open."""
+        async with self._lock:
+            assert self._open is not None, "no hand is open"
+            opened, self._open = self._open, None
+            await self._end_hand(*opened)
+
     async def _play_hand(self) -> None:
+        await self._end_hand(*await self._begin_hand())
+
+    async def _begin_hand(self) -> tuple[Positions, dict[int, str], dict[int, int]]:
         statuses = [SeatStatus(s, stack, new=p in self.newcomers)
                     for s, (p, stack) in sorted(self.seats.items())]
         if self.previous is None:
@@ -290,6 +310,11 @@ class ContractTable:
             hand_no=self.hand_no, seats=pos.dealt, stacks=tuple(stacks[s] for s in pos.dealt),
             small_blind=sb, big_blind=bb, ante=ante, button=pos.button,
             small_blind_seat=pos.small_blind, big_blind_seat=pos.big_blind, level=self.level))
+        return pos, players, stacks
+
+    async def _end_hand(self, pos: Positions, players: dict[int, str],
+                        stacks: dict[int, int]) -> None:
+        sb, bb, ante = self.levels[self.level - 1]
         pot = 0
 
         def post(seat: int, amount: int) -> None:

@@ -2,7 +2,8 @@
 running bridge whose tables are contract tables in-process
 (:class:`~tests.director.floortables.LocalFloor`): registration and the seat draw shown,
 a balancing suggestion confirmed with a click and carried out by the tables, places and
-payouts listed. Saves a screenshot (the test's folder; ``docs/director.png`` when
+payouts listed; several tournaments listed, one chosen (``?t=<id>``), another created while
+one runs. Saves a screenshot (the test's folder; ``docs/director.png`` when
 ``PITBOSS_SCREENSHOTS=1``). Skipped without Chromium, Playwright or a WebSocket library.
 """
 
@@ -64,7 +65,7 @@ def served(tmp_path: Path) -> Iterator[DirectorBridge]:
 
 def test_the_director_confirms_a_suggested_move_on_the_page(
         browser: Any, served: DirectorBridge, expect: Any, tmp_path: Path) -> None:
-    served.post("/director/tournament", {
+    served.post("/director/tournaments", {
         "name": "Sunday 200", "tables": TABLES, "players": [f"p{i:02d}" for i in range(32)],
         "starting_stack": 5000, "buy_in": 20_000, "fee": 2_000, "seed": 4})
     page = browser.new_context(viewport={"width": 1500, "height": 1100}).new_page()
@@ -108,8 +109,8 @@ def test_the_director_confirms_a_suggested_move_on_the_page(
 
 def test_a_viewer_sees_the_tournament_and_no_action(
         browser: Any, served: DirectorBridge, expect: Any) -> None:
-    served.post("/director/tournament", {"name": "Quiet", "tables": TABLES,
-                                         "players": ["ana", "ben", "cleo"]})
+    served.post("/director/tournaments", {"name": "Quiet", "tables": TABLES,
+                                          "players": ["ana", "ben", "cleo"]})
     page = browser.new_page()
     page.goto(f"{served.url}/dashboard/director.html")
     page.get_by_label("Access token").fill(TOKENS[Role.VIEWER])
@@ -118,4 +119,42 @@ def test_a_viewer_sees_the_tournament_and_no_action(
     expect(page.locator("#t-registered")).to_contain_text("3 registered")
     expect(page.get_by_role("button", name="Start: draw seats")).to_be_hidden()
     expect(page.get_by_role("button", name="Register")).to_be_hidden()
+    page.context.close()
+
+
+def test_the_page_lists_the_tournaments_and_creates_another_while_one_runs(
+        browser: Any, served: DirectorBridge, expect: Any) -> None:
+    alpha = served.post("/director/tournaments", {
+        "name": "Alpha", "tables": {"T1": 9, "T2": 9}, "seed": 4,
+        "players": [f"a{i:02d}" for i in range(12)]})["id"]
+    served.post(f"/director/tournaments/{alpha}/start", {})
+    page = browser.new_page()
+    page.goto(f"{served.url}/dashboard/director.html")
+    page.get_by_label("Access token").fill(TOKENS[Role.DIRECTOR])
+    page.get_by_role("button", name="Sign in").click()
+    expect(page.locator("#t-summary")).to_contain_text("Alpha · running")
+    page.get_by_text("New tournament", exact=True).click()
+    page.get_by_label("Tournament name", exact=True).fill("Bravo")
+    page.get_by_label("Tables (id:seats)", exact=True).fill("T3:9, T4:8")
+    page.get_by_label("Players", exact=True).fill("ben, cleo, dan")
+    page.get_by_role("button", name="Create tournament").click()
+    expect(page.locator("#t-log")).to_contain_text("Created Bravo")
+    expect(page.locator("#t-list li")).to_have_count(2)
+    expect(page.locator("#t-summary")).to_contain_text("Bravo · registering")
+    expect(page.locator("#t-registered")).to_contain_text("3 registered")
+    expect(page.locator("li.t-card")).to_have_count(2)
+    expect(page.locator('li.t-card[data-table="T4"]')).to_contain_text("0/8")
+    bravo = page.locator('#t-list a[aria-current="page"]').get_attribute("data-tid")
+    assert bravo and bravo != alpha and page.url.endswith(f"?t={bravo}")
+    page.locator(f'#t-list a[data-tid="{alpha}"]').click()
+    expect(page.locator("#t-summary")).to_contain_text("Alpha · running")
+    expect(page.locator('li.t-card[data-table="T1"]')).to_be_visible()
+    expect(page.locator('li.t-card[data-table="T3"]')).to_have_count(0)
+    expect(page.locator("li.t-card li")).to_have_count(12)
+    assert page.url.endswith(f"?t={alpha}")
+    page.goto(f"{served.url}/dashboard/director.html?t={bravo}")  # a link to one
+    expect(page.locator("#t-summary")).to_contain_text("Bravo · registering")
+    page.goto(f"{served.url}/dashboard/director.html?t=nosuch")
+    expect(page.locator("#t-error")).to_contain_text("No tournament nosuch")
+    expect(page.locator("#t-list li")).to_have_count(2)
     page.context.close()

@@ -1,0 +1,235 @@
+// The cash room: each cash game's tables, waiting list (join, call, seat), removals due,
+// the new-table suggestion and today's rake. It polls /api/v1/cash/games; the API's roles
+// decide what it may do, the page only hides what a role may not send.
+"use strict";
+
+const API = "/api/v1";
+const TOKEN_KEY = "pitboss.token";  // shared with the floor page (this tab only)
+const ACTORS = new Set(["floor", "director", "admin"]);
+const c = { token: null, role: null, timer: null, busy: false, last: "" };
+const $ = (id) => document.getElementById(id);
+const amount = (n) => Number(n).toLocaleString("en-US");
+
+function el(tag, attrs = {}, ...children) {
+  const node = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs)) {
+    if (k === "class") node.className = v; else node.setAttribute(k, v);
+  }
+  for (const child of children) node.append(child);
+  return node;
+}
+
+async function api(path, options = {}) {
+  const headers = { Authorization: `Bearer ${c.token}`, "Content-Type": "application/json" };
+  let response;
+  try {
+    response = await fetch(API + path, { ...options, headers });
+  } catch (err) {
+    throw new Error(`the bridge cannot be reached (${err.message}); check the network`);
+  }
+  let body = null;
+  try { body = await response.json(); } catch { body = null; }
+  if (!response.ok) {
+    const detail = body && (body.message || (typeof body.detail === "string" ? body.detail : null));
+    const error = new Error(detail || `HTTP ${response.status}`);
+    error.status = response.status;
+    throw error;
+  }
+  return body;
+}
+
+function note(text) {
+  const log = $("c-log");
+  log.prepend(el("li", {}, `${new Date().toLocaleTimeString()} ${text}`));
+  while (log.children.length > 8) log.lastChild.remove();
+}
+
+function button(text, action, data, extra = {}) {
+  return el("button", { type: "button", class: "actor-only", "data-action": action,
+    ...Object.fromEntries(Object.entries(data).map(([k, v]) => [`data-${k}`, v])), ...extra },
+  text);
+}
+
+function tableCard(g, t) {
+  return el("li", { class: "c-table", "data-table": t.table_id },
+    el("strong", {}, `Table ${t.table_id} · ${t.players.length}/${t.seats}`),
+    el("ol", {}, ...t.players.map((p) => el("li", { value: p.seat, "data-seat": p.seat,
+      class: p.sitting_out ? "out" : "" }, `${p.player}`
+      + (p.stack === null ? "" : ` ${amount(p.stack)} ${g.unit}`)
+      + (p.sitting_out ? ` (sitting out, ${p.sitting_out})` : "")))));
+}
+
+function gameCard(g) {
+  const waiting = g.waiting.filter((p) => !g.called.some((x) => x.player === p));
+  const facts = [["Blinds", `${amount(g.small_blind)} / ${amount(g.big_blind)} ${g.unit}`],
+    ["Buy-in", `${amount(g.buy_in_min)} – ${amount(g.buy_in_max)} ${g.unit} (${g.buy_in_rule})`
+      + (g.no_ratholing ? " · no ratholing (CASH-3)" : "")
+      + (g.banzai ? ` · Banzai, ${g.max_tables} tables (CASH-13)` : "")],
+    ["Rake today", `${amount(g.rake_today)} ${g.unit}`]];
+  return el("li", { class: "c-game", "data-game": g.id },
+    el("h2", {}, g.name), el("p", { class: "label" }, g.label),
+    el("dl", { class: "facts" }, ...facts.flatMap(([k, v]) => [el("dt", {}, k),
+      el("dd", { "data-fact": k.toLowerCase() }, v)])),
+    el("h3", {}, "Tables"),
+    el("ul", { class: "c-tables" }, ...g.tables.map((t) => tableCard(g, t))),
+    el("h3", {}, `Waiting list (${g.waiting.length})`),
+    el("ol", { class: "c-rows c-waiting", "aria-label": `Waiting list of ${g.name}` },
+      ...waiting.map((p) => el("li", { "data-player": p }, p,
+        button(`Remove ${p} from the list`, "leave", { game: g.id, player: p })))),
+    el("form", { class: "command-form actor-only c-join", "data-game": g.id },
+      el("span", { class: "field" }, el("label", { for: `c-join-${g.id}` }, "Player id"),
+        el("input", { id: `c-join-${g.id}`, required: "", maxlength: "64",
+          pattern: "[A-Za-z0-9_.:\\-]+" })),
+      el("button", { type: "submit" }, "Join list")),
+    button("Call next", "call", { game: g.id }),
+    el("ul", { class: "c-rows c-called", "aria-label": "Called to a seat" },
+      ...g.called.map((x) => el("li", { "data-player": x.player },
+        `${x.player} → table ${x.table_id} seat ${x.seat}`,
+        el("label", { for: `c-stack-${x.player}`, class: "actor-only" }, "Buy-in"),
+        el("input", { id: `c-stack-${x.player}`, class: "actor-only", type: "number",
+          min: "1", step: "1", value: String(g.buy_in_min) }),
+        button(`Seat ${x.player}`, "seat", { game: g.id, player: x.player })))),
+    el("h3", {}, "Removals due"),
+    el("ul", { class: "c-rows c-due", "aria-label": "Removals due" },
+      ...(g.due.length ? g.due.map((d) => el("li", { "data-player": d.player },
+        `${d.player} at table ${d.table_id} seat ${d.seat} `,
+        el("span", { class: "rule" }, `(${d.rule})`),
+        button(`Remove ${d.player}`, "remove", { game: g.id, player: d.player,
+          table: d.table_id }))) : [el("li", {}, "None.")])),
+    ...(g.suggested_table ? [el("p", { class: "c-suggest" },
+      `${waiting.length} waiting: open table ${g.suggested_table}? `,
+      button(`Open table ${g.suggested_table}`, "open", { game: g.id,
+        table: g.suggested_table }))] : []));
+}
+
+function render(body) {
+  const text = JSON.stringify(body);
+  if (text === c.last) return;  // keep what is being typed until something changes
+  c.last = text;
+  $("c-none").hidden = body.count > 0;
+  $("c-games").replaceChildren(...body.data.map(gameCard));
+  const actor = ACTORS.has(c.role);
+  document.querySelectorAll(".actor-only").forEach((n) => { n.hidden = !actor; });
+}
+
+async function refresh() {
+  try {
+    render(await api("/cash/games"));
+    $("c-error").textContent = "";
+  } catch (err) {
+    if (err.status === 401) { signOut("That token is not recognised."); return; }
+    $("c-error").textContent = err.message;
+  }
+}
+
+async function act(target, path, method, body, done) {
+  if (c.busy) return;
+  c.busy = true;
+  target.setAttribute("aria-busy", "true");
+  target.disabled = true;
+  try {
+    const answer = await api(path, { method, body: body ? JSON.stringify(body) : undefined });
+    note(done(answer));
+  } catch (err) {
+    note(`Refused: ${err.message}`);
+  } finally {
+    c.busy = false;
+    target.removeAttribute("aria-busy");
+    target.disabled = false;
+    await refresh();
+  }
+}
+
+function onClick(e) {
+  const b = e.target.closest("button[data-action]");
+  if (!b) return;
+  const game = encodeURIComponent(b.dataset.game);
+  const { player, table } = b.dataset;
+  if (b.dataset.action === "call") {
+    act(b, `/cash/games/${game}/call`, "POST", null, (g) => {
+      const x = g.called[g.called.length - 1];
+      return x ? `Called ${x.player} to table ${x.table_id} seat ${x.seat}.` : "Called.";
+    });
+  } else if (b.dataset.action === "seat") {
+    const stack = Number($(`c-stack-${player}`).value);
+    act(b, `/cash/games/${game}/seat`, "POST", { player, stack },
+      (s) => `Seated ${player} at table ${s.table_id} seat ${s.seat} with ${amount(stack)}.`);
+  } else if (b.dataset.action === "leave") {
+    act(b, `/cash/games/${game}/waiting/${encodeURIComponent(player)}`, "DELETE", null,
+      () => `${player} left the list.`);
+  } else if (b.dataset.action === "remove") {
+    act(b, `/cash/games/${game}/removals`, "POST", { player, table_id: table },
+      () => `Removed ${player} from table ${table}; the stack goes to the cashier.`);
+  } else if (b.dataset.action === "open") {
+    act(b, `/cash/games/${game}/tables`, "POST", { table_id: table },
+      (g) => `Table ${table} opened; ${g.called.length} called.`);
+  }
+}
+
+function onSubmit(e) {
+  const form = e.target.closest("form.c-join");
+  if (!form) return;
+  e.preventDefault();
+  const input = form.querySelector("input");
+  const player = input.value.trim();
+  act(e.submitter, `/cash/games/${encodeURIComponent(form.dataset.game)}/waiting`, "POST",
+    { player }, () => `${player} joined the list.`);
+}
+
+async function loadHouses() {
+  try {
+    const houses = await api("/houses");
+    $("c-house").replaceChildren(...houses.data.filter((h) => h.kind === "cash")
+      .map((h) => el("option", { value: h.file }, `${h.file} — ${h.label}`)));
+  } catch (err) {
+    $("c-error").textContent = err.message;
+  }
+}
+
+async function signIn(token) {
+  c.token = token;
+  try {
+    c.role = (await api("/director/whoami")).role;
+  } catch (err) {
+    c.token = null;
+    $("c-sign-in-error").textContent = err.status === 401
+      ? "That token is not recognised. Check it, or ask an admin for one." : err.message;
+    return;
+  }
+  sessionStorage.setItem(TOKEN_KEY, token);
+  $("c-sign-in").hidden = true;
+  $("c-board").hidden = false;
+  $("c-who").hidden = false;
+  $("c-who").textContent = `Signed in as ${c.role}`;
+  c.last = "";
+  await loadHouses();
+  await refresh();
+  c.timer = setInterval(refresh, 1000);
+}
+
+function signOut(reason) {
+  clearInterval(c.timer);
+  Object.assign(c, { token: null, role: null, timer: null, last: "" });
+  sessionStorage.removeItem(TOKEN_KEY);
+  $("c-board").hidden = true;
+  $("c-sign-in").hidden = false;
+  $("c-sign-in-error").textContent = reason || "";
+}
+
+document.addEventListener("DOMContentLoaded", () => {
+  $("c-sign-in-form").addEventListener("submit", (e) => {
+    e.preventDefault();
+    const token = $("c-token").value.trim();
+    if (token) signIn(token);
+  });
+  $("c-games").addEventListener("click", onClick);
+  $("c-games").addEventListener("submit", onSubmit);
+  $("c-new-form").addEventListener("submit", (e) => {
+    e.preventDefault();
+    const tables = $("c-tables").value.split(",").map((s) => s.trim()).filter(Boolean);
+    act(e.submitter, "/cash/games", "POST", { house: $("c-house").value, tables },
+      (g) => `Game ${g.id} created at ${g.tables.map((t) => t.table_id).join(", ") || "no table yet"}.`);
+  });
+  const saved = sessionStorage.getItem(TOKEN_KEY);
+  if (saved) signIn(saved);
+});
