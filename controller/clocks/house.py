@@ -21,9 +21,8 @@ table's header line).
 
 from __future__ import annotations
 
-import re
 import tomllib
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from fractions import Fraction
 from pathlib import Path
@@ -34,6 +33,7 @@ from controller.rules.errors import ConfigError
 from controller.rules.rake import RakePolicy, rake_policy
 
 from .errors import StructureError
+from .house_text import HouseError, HouseReader, line_of
 from .structure import Structure, _merge, _preset_data, structure_from_data
 
 Kind = Literal["cash", "tournament"]
@@ -45,18 +45,6 @@ RAKE_GAMES: Final = {Variant.NT: "NLHE", Variant.PO: "PLO"}
 SCHEDULES: Final = ("none", "casino", "2023", "2019", "percentage")
 STRADDLE_MODES: Final = ("off", "utg", "mississippi")
 MAX_TEXT: Final = 64 * 1024  # a house file is small; a bigger one is a mistake
-
-
-class HouseError(ConfigError):
-    """A house file that cannot be played: the message names the file, line and field."""
-
-    def __init__(self, reason: str, rule: str | None = None, *, field: str = "",
-                 line: int | None = None, source: str = "house file") -> None:
-        self.field = field
-        self.line = line
-        self.source = source
-        where = source + (f" line {line}" if line else "") + (f": {field}" if field else "")
-        super().__init__(f"{where}: {reason}", rule)
 
 
 @dataclass(frozen=True, slots=True)
@@ -167,81 +155,6 @@ class House:
 
 
 # ============================================================================ reading
-_HEADER = re.compile(r"^\s*\[\[?\s*([^\]]+?)\s*\]\]?\s*(#.*)?$")
-_KEY = re.compile(r"""^\s*("[^"]*"|'[^']*'|[A-Za-z0-9_.-]+)\s*=""")
-
-
-def _parts(dotted: str) -> tuple[str, ...]:
-    """``a."b.c".d`` -> ("a", "b.c", "d")."""
-    return tuple(p.strip().strip("\"'") for p in
-                 re.findall(r"""("[^"]*"|'[^']*'|[^.\s]+)""", dotted))
-
-
-def line_of(text: str, path: Sequence[str]) -> int | None:
-    """The 1-based line where the key ``path`` (table names then the key) is written, or
-    the line of its table's header, or None."""
-    table: tuple[str, ...] = ()
-    header: int | None = None
-    want_table, want_key = tuple(path[:-1]), path[-1] if path else ""
-    for number, line in enumerate(text.splitlines(), 1):
-        if (m := _HEADER.match(line)) is not None and "=" not in line.split("]")[0]:
-            table = _parts(m.group(1))
-            if table == tuple(path):
-                return number
-            if table == want_table and header is None:
-                header = number
-            continue
-        if (m := _KEY.match(line)) is not None:
-            key = _parts(m.group(1))
-            if table + key == tuple(path) or (table == want_table and key == (want_key,)):
-                return number
-    return header
-
-
-class _Reader:
-    """Reads one house file's data, naming field and line in every error."""
-
-    def __init__(self, data: Mapping[str, Any], text: str, source: str) -> None:
-        self.data, self.text, self.source = data, text, source
-
-    def fail(self, path: Sequence[str], reason: str, rule: str | None = None) -> HouseError:
-        return HouseError(reason, rule, field=".".join(path),
-                          line=line_of(self.text, path), source=self.source)
-
-    def table(self, name: str) -> Mapping[str, Any]:
-        value = self.data.get(name, {})
-        if not isinstance(value, Mapping):
-            raise self.fail([name], f"must be a table ([{name}]), not {value!r}")
-        return value
-
-    def known(self, path: Sequence[str], table: Mapping[str, Any], keys: Sequence[str]) -> None:
-        for key in table:
-            if key not in keys:
-                raise self.fail([*path, key], "unknown key; the keys here are "
-                                + ", ".join(keys))
-
-    def choice(self, path: Sequence[str], value: Any, choices: Sequence[str],
-               rule: str | None = None) -> str:
-        if value not in choices:
-            raise self.fail(path, f"cannot be {value!r}; choose one of {', '.join(choices)}",
-                            rule)
-        return str(value)
-
-    def whole(self, path: Sequence[str], value: Any, rule: str | None = None, *,
-              positive: bool = False) -> int:
-        low = 1 if positive else 0
-        if isinstance(value, bool) or not isinstance(value, int) or value < low:
-            what = "a positive whole number" if positive else "a whole number >= 0"
-            raise self.fail(path, f"must be {what} of units (money and chips are integers), "
-                            f"not {value!r}", rule)
-        return value
-
-    def seconds(self, path: Sequence[str], value: Any, rule: str | None = None) -> float:
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0:
-            raise self.fail(path, f"must be a number of seconds >= 0, not {value!r}", rule)
-        return float(value)
-
-
 TOP_KEYS: Final = ("name", "kind", "game", "unit", "rules", "seats", "stakes", "antes",
                    "straddle", "rake", "buy_in", "chips", "clock", "options", "tournament")
 
@@ -258,7 +171,7 @@ def parse_house(text: str, source: str = "house file", *,
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise HouseError(f"not valid TOML: {exc}", source=source) from None
-    r = _Reader(data, text, source)
+    r = HouseReader(data, text, source)
     r.known([], data, TOP_KEYS)
     name = data.get("name")
     if not isinstance(name, str) or not name.strip():
@@ -320,7 +233,7 @@ def load_house(path: str | Path, *, multiplier: float | None = None) -> House:
 
 
 # ============================================================================ the sections
-def _rules(r: _Reader, kind: Kind, variant: Variant) -> RulesProfile:
+def _rules(r: HouseReader, kind: Kind, variant: Variant) -> RulesProfile:
     base = r.data.get("rules", "live-tournament" if kind == "tournament" else "live")
     if not isinstance(base, str):
         raise r.fail(["rules"], "must be a rules profile's name: live, online, "
@@ -367,7 +280,7 @@ def _rules(r: _Reader, kind: Kind, variant: Variant) -> RulesProfile:
     return RulesProfile(f"{profile.name}+{r.source}", profile.values)
 
 
-def _stakes(r: _Reader, variant: Variant) -> Stakes:
+def _stakes(r: HouseReader, variant: Variant) -> Stakes:
     t = r.table("stakes")
     if not t:
         raise r.fail(["stakes"], "a cash house needs [stakes] with small_blind and big_blind",
@@ -393,7 +306,7 @@ def _stakes(r: _Reader, variant: Variant) -> Stakes:
     return Stakes(sb, bb, small, big)
 
 
-def _antes(r: _Reader, stakes: Stakes) -> tuple[AnteKind, int]:
+def _antes(r: HouseReader, stakes: Stakes) -> tuple[AnteKind, int]:
     t = r.table("antes")
     r.known(["antes"], t, ("kind", "amount"))
     kind = r.choice(["antes", "kind"], t.get("kind", "none"), ("none", "each", "big_blind"),
@@ -416,7 +329,7 @@ RAKE_KEYS: Final = ("schedule", "no_flop_no_drop", "stake", "rounding", "percent
                     "halved_cap", "minimum")
 
 
-def _rake(r: _Reader, variant: Variant, stakes: Stakes, unit: str,
+def _rake(r: HouseReader, variant: Variant, stakes: Stakes, unit: str,
           rules: RulesProfile) -> tuple[RakePolicy | None, str]:
     t = r.table("rake")
     r.known(["rake"], t, RAKE_KEYS)
@@ -509,7 +422,7 @@ def _pct(value: Fraction) -> str:
     return str(value.numerator) if value.denominator == 1 else f"{float(value):g}"
 
 
-def _buy_in(r: _Reader, stakes: Stakes, rules: RulesProfile) -> BuyIn | None:
+def _buy_in(r: HouseReader, stakes: Stakes, rules: RulesProfile) -> BuyIn | None:
     t = r.table("buy_in")
     if not t:
         return None
@@ -541,7 +454,7 @@ def _buy_in(r: _Reader, stakes: Stakes, rules: RulesProfile) -> BuyIn | None:
     return BuyIn(low, high, rule)
 
 
-def _chips(r: _Reader) -> tuple[tuple[int, str], ...]:
+def _chips(r: HouseReader) -> tuple[tuple[int, str], ...]:
     t = r.table("chips")
     r.known(["chips"], t, ("denominations",))
     rows = t.get("denominations", [])
@@ -565,7 +478,7 @@ def _chips(r: _Reader) -> tuple[tuple[int, str], ...]:
     return tuple(chips)
 
 
-def _clock(r: _Reader) -> HouseClock:
+def _clock(r: HouseReader) -> HouseClock:
     t = r.table("clock")
     r.known(["clock"], t, ("shot_clock_s", "countdown_s", "calls", "caller", "extension_chips",
                            "extension_s"))
@@ -585,7 +498,7 @@ def _clock(r: _Reader) -> HouseClock:
 TOURNAMENT_KEYS: Final = ("structure", "multiplier", "starting_stack", "players")
 
 
-def _tournament(r: _Reader, multiplier: float | None) -> dict[str, Any]:
+def _tournament(r: HouseReader, multiplier: float | None) -> dict[str, Any]:
     t = r.table("tournament")
     r.known(["tournament"], t, TOURNAMENT_KEYS)
     raw = t.get("structure")
