@@ -20,7 +20,10 @@ def _parser() -> argparse.ArgumentParser:
         prog="pitboss demo",
         description="A whole floor on this machine: a broker, the host bridge and its "
         "dashboard, one table controller per table, and a small tournament with fast "
-        "clocks. Ctrl-C stops everything.")
+        "clocks, run by the bridge's director (its page and the players' clock screen show "
+        "it live). At the winner the demo prints the podium (places and prizes) and the "
+        "pages' addresses and stays up, still serving them, until Ctrl-C (--until-winner: "
+        "it stops there instead). Ctrl-C stops everything.")
     p.add_argument("--tables", type=int, default=4, help="virtual tables (default 4)")
     p.add_argument("--players", type=int, default=24, help="players (default 24)")
     p.add_argument("--speed", type=float, default=20.0,
@@ -41,8 +44,9 @@ def _parser() -> argparse.ArgumentParser:
                    help="what the tables play (default: a tournament)")
     p.add_argument("--seed", default="demo", help="seeds the bots and the seat draw")
     p.add_argument("--until-winner", action="store_true",
-                   help="stop once the tournament has a winner (default: keep the floor and "
-                   "its dashboard up until Ctrl-C)")
+                   help="stop once the tournament has a winner, after printing the podium "
+                   "(default: print the podium and keep the dashboard, the director page "
+                   "and the clock screen up with the finished tournament until Ctrl-C)")
     p.add_argument("--minutes", type=float, default=None, metavar="M",
                    help="stop after M minutes (with --until-winner: whichever comes first)")
     return p

@@ -2,7 +2,10 @@
 table, the game they play, the terminal view, and an orderly stop.
 
 Order of start: the dashboard's port is bound first (so its address is printed first and
-a busy port fails at once), then the broker, the bridge, the tables, the game. Order of
+a busy port fails at once), then the broker, the bridge, the tables, the game. At the
+winner the run prints the podium and the pages' addresses and stays up (the dashboard,
+the director page and the clock screen keep serving the finished tournament) until
+Ctrl-C, unless ``--until-winner`` ends it there. Order of
 stop, whatever ended the run (Ctrl-C, SIGTERM, the time limit, the winner, an error):
 the game, the tables, the bridge, the broker; then the temporary folder is removed
 unless ``--data`` named one.
@@ -36,6 +39,7 @@ from host_bridge.demo.options import DemoError, DemoOptions
 from host_bridge.demo.progress import EventLog, Standing, read_floor, render, summary_line
 from host_bridge.demo.tables import TableFleet, TableSpec
 from host_bridge.ingest import FeedItem
+from host_bridge.routes.director import DirectorRoom
 from host_bridge.settings import BridgeSettings, Role, TokenGrant
 
 log = logging.getLogger(__name__)
@@ -88,6 +92,10 @@ class DemoRun:
         self.log = EventLog(size=12)
         self.started = time.monotonic()
         self.dashboard = ""
+        self.base = ""  # http://host:port, the bridge's pages under it
+        self.room: DirectorRoom | None = None
+        self._podium_shown = False
+        self._closed_said = False
         self.data: Path | None = None
         self.broker: BrokerAddress | None = None
         self.bridge: Bridge | None = None
@@ -156,7 +164,8 @@ class DemoRun:
         try:
             sock = bind_listener(self.options.host, self.options.port)
             host, port = sock.getsockname()[:2]
-            self.dashboard = f"http://{host}:{port}/dashboard/"
+            self.base = f"http://{host}:{port}"
+            self.dashboard = f"{self.base}/dashboard/"
             self._say(f"[bold]Pitboss demo[/bold]: the dashboard is at {self.dashboard}\n"
                       f"  sign in with the director token {self.director_token}\n"
                       f"  (or the viewer token {self.viewer_token}); Ctrl-C stops the demo")
@@ -212,6 +221,7 @@ class DemoRun:
             app = create_app(self.settings(data, broker, port), connect=True)
             self.bridge = app.state.bridge
             self.sessions = app.state.sessions
+            self.room = app.state.director_room  # the tournaments the API serves
             server = _Server(uvicorn.Config(app, log_level="warning", lifespan="on",
                                             ws="auto"))
             serving = asyncio.create_task(server.serve(sockets=[sock]), name="demo-bridge")
@@ -260,13 +270,53 @@ class DemoRun:
                 await self._until_online(game.table_ids())
                 self._say(f"  {len(specs)} table controllers running (one process each), "
                           f"{game.description()}")
-                await game.start(self.bridge, self.sessions)
+                assert self.room is not None
+                await game.start(self.room)
+                for line in self.pages():
+                    self._say(f"  {line}")
                 return await self._watch(feed, stop)
             finally:
                 for line in game.summary():
                     self._say(line)
                 await game.close()
                 await fleet.stop()
+
+    def pages(self) -> list[str]:
+        """Where to look at the floor and at the game (the tournament's pages by its id)."""
+        assert self.game is not None
+        lines = [f"floor: {self.dashboard}"]
+        tid = self.game.tournament_id()
+        if tid is not None:
+            lines += [f"director page: {self.base}/dashboard/director.html?t={tid}",
+                      f"players' clock: {self.base}/clock/{tid}"]
+        return lines
+
+    def _show_podium(self) -> None:
+        """Once, at the winner: the places and prizes, the pages, and that the floor stays
+        up until Ctrl-C (the tables have closed; the bridge keeps serving)."""
+        if self._podium_shown or self.game is None:
+            return
+        self._podium_shown = True
+        self._say("[bold green]the tournament is over[/bold green]; the podium "
+                  "(place, player, prize):")
+        for line in self.game.podium():
+            self._say(f"  {line}")
+        if self.options.until_winner:
+            return  # the run ends here
+        for line in self.pages():
+            self._say(f"  {line}")
+        self._say("  the floor stays up with the finished tournament; Ctrl-C stops the demo")
+
+    def _tables_closed(self, fleet: TableFleet) -> None:
+        """Once, after the winner, when every table process has ended (the director
+        closed the tables): say the bridge serves on, rather than ending the run."""
+        if self._closed_said or fleet.running() or self.options.until_winner:
+            return
+        self._closed_said = True
+        failed = fleet.failed()
+        self._say("  every table has closed" + (
+            f" ({failed[0].spec.table} failed: {failed[0].tail(3)})" if failed else "")
+            + "; the bridge and its pages serve on until Ctrl-C")
 
     # ------------------------------------------------------------------ watching
     async def _until_online(self, tables: list[str], within: float = 30.0) -> None:
@@ -314,18 +364,24 @@ class DemoRun:
                     live.update(render(view, standing, self.log, dashboard=self.dashboard,
                                        broker=str(self.broker), elapsed=elapsed),
                                 refresh=True)
-                elif time.monotonic() - last_line >= 5:
+                elif time.monotonic() - last_line >= 5 and not self._podium_shown:
                     last_line = time.monotonic()
                     self._say(line := summary_line(view, standing, elapsed))
                     said = line
                 outcome = self._ended(stop, standing, limit)
-                if outcome is None and not fleet.running():
+                if standing.finished:  # stay up: its tables close, the pages serve on
+                    if not self._podium_shown:
+                        await asyncio.sleep(0.3)  # the last batch's events (final busts)
+                        self._drain(feed)
+                        self._show_podium()
+                    self._tables_closed(fleet)
+                elif outcome is None and not fleet.running():
                     failed = fleet.failed()
                     outcome = Outcome("every table stopped" + (
                         f"; {failed[0].spec.table} failed: {failed[0].tail(3)}"
                         if failed else ""), 1 if failed else 0)
                 if outcome is not None:
-                    await asyncio.sleep(0.3)  # the last batch's events (the final busts)
+                    await asyncio.sleep(0.3)  # the last batch's events
                     self._drain(feed)
                     if live is not None:
                         live.update(render(view, standing, self.log, dashboard=self.dashboard,

@@ -1,6 +1,10 @@
 """What the demo's tables play: a small tournament run by the bridge's director, or (where
 the director cannot run one) cash games where the bots play on and on.
 
+The tournament is created in the bridge's own :class:`~host_bridge.routes.director.DirectorRoom`
+(the one its API serves), so the director page and the players' clock screen show the
+demo's tournament live, and its podium once it is over.
+
 A game names its tables, gives each controller its options, starts once the tables are
 up, reports its standing to the terminal view, and closes before the tables stop.
 """
@@ -13,13 +17,13 @@ import logging
 import time
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
-from sqlalchemy.orm import Session, sessionmaker
-
-from host_bridge.bridge import Bridge
 from host_bridge.demo.options import DemoOptions
 from host_bridge.demo.progress import Standing
+
+if TYPE_CHECKING:
+    from host_bridge.routes.director import DirectorRoom
 
 log = logging.getLogger(__name__)
 
@@ -47,11 +51,18 @@ class FloorGame(Protocol):
     def description(self) -> str:
         """A few words for the terminal."""
 
-    async def start(self, bridge: Bridge, sessions: sessionmaker[Session]) -> None:
-        """Begin, the tables being up (``sessions``: the bridge's store)."""
+    async def start(self, room: DirectorRoom) -> None:
+        """Begin, the tables being up (``room``: the bridge's tournaments, as its API
+        serves them)."""
+
+    def tournament_id(self) -> str | None:
+        """The tournament's id at the bridge (its pages' ``?t=``), once created."""
 
     def standing(self) -> Standing:
         """Where the game stands now."""
+
+    def podium(self) -> list[str]:
+        """The finishing places and prizes, best first, once the game is over."""
 
     def summary(self) -> list[str]:
         """Lines for the end of the run."""
@@ -80,11 +91,17 @@ class CashGame:
     def description(self) -> str:
         return f"cash games, {self.options.players} bots"
 
-    async def start(self, bridge: Bridge, sessions: sessionmaker[Session]) -> None:
+    async def start(self, room: DirectorRoom) -> None:
+        return None
+
+    def tournament_id(self) -> str | None:
         return None
 
     def standing(self) -> Standing:
         return Standing(name="cash games")
+
+    def podium(self) -> list[str]:
+        return []
 
     def summary(self) -> list[str]:
         return []
@@ -156,7 +173,6 @@ class TournamentGame(CashGame):
         self.structure_file.write_text(structure_toml(levels, LEVEL_SECONDS, BREAK))
         self.director: Any = None
         self._runner: asyncio.Task[None] | None = None
-        self._bridge: Bridge | None = None
         self.error: str | None = None
 
     def table_options(self, table: str) -> tuple[str, ...]:
@@ -181,17 +197,12 @@ class TournamentGame(CashGame):
             level_seconds=LEVEL_SECONDS, breaks=(BREAK,), starting_stack=5_000,
             buy_in=10_000, seed=seed, sync_every_s=10 * self.options.speed)
 
-    async def start(self, bridge: Bridge, sessions: sessionmaker[Session]) -> None:
-        from host_bridge.db import writer_sessions
-        from host_bridge.director.journal import DirectorJournal
-        from host_bridge.director.service import TournamentDirector
-
-        self._bridge = bridge
-        director = TournamentDirector.create(
-            self.tournament_options(), bridge.desk,
-            journal=DirectorJournal(writer_sessions(sessions)),
-            clock=TournamentClock(self.options.speed))
-        bridge.observers.append(director.observe)
+    async def start(self, room: DirectorRoom) -> None:
+        """Create the tournament in the bridge's room (the API, the director page and the
+        clock screen serve that very director; the room hands it its tables' reports),
+        then make the seat draw."""
+        director = await room.create(self.tournament_options(),
+                                     clock=TournamentClock(self.options.speed))
         self.director = director
         await director.start()
         self._runner = asyncio.create_task(self._run(), name="demo-tournament")
@@ -201,6 +212,9 @@ class TournamentGame(CashGame):
             await self.director.run_until_winner()
         except Exception as exc:  # shown on the screen; the floor keeps serving
             self.error = f"the tournament stopped: {exc!r}"
+
+    def tournament_id(self) -> str | None:
+        return None if self.director is None else str(self.director.id)
 
     def standing(self) -> Standing:
         if self.director is None:
@@ -249,11 +263,35 @@ class TournamentGame(CashGame):
         lines += [f"  anomaly: {a}" for a in anomalies[:5]]
         return lines
 
+    def podium(self) -> list[str]:
+        """``1. ana  $80.00`` lines: every paid place, then the next few places."""
+        if self.director is None:
+            return []
+        try:
+            s = self.director.status()
+        except Exception as exc:
+            return [f"the director's status failed: {exc!r}"]
+        if s.get("stage") != "finished":
+            return []
+        paid = int(s.get("places_paid") or 0)
+        shown = sorted(s.get("places") or [], key=lambda p: p["place"])[:max(3, paid)]
+        return [f"{_place(p):>5}. {p['player']:<8} {_money(int(p.get('prize') or 0))}"
+                for p in shown]
+
     async def close(self) -> None:
         if self.director is not None:
-            if self._bridge is not None and self.director.observe in self._bridge.observers:
-                self._bridge.observers.remove(self.director.observe)
             await self.director.stop()
         if self._runner is not None:
             self._runner.cancel()
             await asyncio.gather(self._runner, return_exceptions=True)
+
+
+def _place(place: dict[str, Any]) -> str:
+    """``3``, or ``3-4`` for a shared place."""
+    best, worst = place["place"], place.get("place_to", place["place"])
+    return str(best) if best == worst else f"{best}-{worst}"
+
+
+def _money(cents: int) -> str:
+    """Prizes are cents; the podium shows dollars (``-`` for an unpaid place)."""
+    return f"${cents / 100:,.2f}" if cents else "-"

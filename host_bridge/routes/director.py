@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, FastAPI, HTTPException, Path, Request, status
@@ -179,14 +179,18 @@ class DirectorRoom:
             await director.stop()
 
     # -- creating -----------------------------------------------------------------------------
-    async def create(self, options: TournamentOptions) -> TournamentDirector:
-        """A new tournament over tables no live tournament uses (TOURN-1)."""
+    async def create(self, options: TournamentOptions, *,
+                     clock: Callable[[], float] | None = None) -> TournamentDirector:
+        """A new tournament over tables no live tournament uses (TOURN-1). ``clock``: its
+        level clock's time (``pitboss demo`` runs it fast); the host's monotonic one if
+        not given."""
         async with self._lock:
             self._verify_tables_free(options)
             director = TournamentDirector.create(
                 options, self.bridge.desk, journal=self.journal,
                 command_timeout_s=self.bridge.settings.command_timeout_s,
-                since=self._last_seqs(list(options.tables)))
+                since=self._last_seqs(list(options.tables)),
+                **({} if clock is None else {"clock": clock}))
             self.directors[director.id] = director
         return director
 
@@ -284,7 +288,9 @@ async def create_tournament(body: TournamentCreate, room: Room, _who: Director) 
             time_bank_final_table=body.time_bank_final_table,
             rebuy_levels=body.rebuy_levels, rebuy_price=body.rebuy_price,
             rebuy_fee=body.rebuy_fee, add_on=body.add_on, add_on_price=body.add_on_price,
-            add_on_fee=body.add_on_fee)
+            add_on_fee=body.add_on_fee, re_entry=body.re_entry, max_entries=body.max_entries,
+            surrender=body.surrender, bounty=body.bounty, progressive=body.progressive,
+            deals=body.deals)
         options.verify()
         options.setup()
     except RulesError as exc:
