@@ -72,7 +72,7 @@ async function get(path) {
 
 /** Seconds since the face was read, when its clock runs; 0 when it stands still. */
 function elapsed(face) {
-  return face.counting ? (performance.now() - c.at) / 1000 : 0;
+  return face.counting ? (face.rate || 1) * (performance.now() - c.at) / 1000 : 0;
 }
 
 function blindsText(level) {

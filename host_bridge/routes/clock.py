@@ -77,6 +77,8 @@ class ClockFace(BaseModel):
                            "the start, not the last level's endless time)")
     server_time: float = Field(description="the bridge's wall clock (Unix seconds) when "
                                "seconds_left was read")
+    rate: float = Field(1.0, description="tournament seconds per real second: 1 on a real "
+                        "floor; the demo runs its clock faster, and the screen counts so")
     paused: bool
     on_break: bool
     break_seconds_left: float | None = Field(description="the break's time left, on a break")
@@ -159,6 +161,13 @@ def _next_level(t: Tournament, clock: LevelClock) -> LevelFace | None:
     return _level_face(s.level(clock.number + 1), t)
 
 
+def _rate(director: TournamentDirector) -> float:
+    """How fast the director's clock runs against real time: a clock that says its
+    ``speed`` (the demo's fast tournament clock) runs that fast; the host's own runs at 1."""
+    speed = getattr(director.clock, "speed", 1.0)
+    return float(speed) if isinstance(speed, (int, float)) and speed > 0 else 1.0
+
+
 def clock_face(director: TournamentDirector) -> ClockFace:
     """The tournament's public face now. Reads the host's level clock without polling it."""
     t, clock = director.model, director.level_clock
@@ -177,7 +186,8 @@ def clock_face(director: TournamentDirector) -> ClockFace:
     return ClockFace(
         id=director.id, name=t.setup.name, stage=t.stage.value, state=_state(t, clock),
         level=_level_face(in_force, t), seconds_left=round(left, 2), counting=counting,
-        server_time=wall, paused=clock.paused, on_break=clock.on_break,
+        server_time=wall, rate=_rate(director), paused=clock.paused,
+        on_break=clock.on_break,
         break_seconds_left=round(left, 2) if clock.phase is Phase.BREAK else None,
         next_level=_next_level(t, clock),
         seconds_to_break=None if final else _rounded(seconds_to_break(clock, left)),

@@ -41,7 +41,7 @@ TABLES = {"T1": 9, "T2": 9, "T3": 9, "T4": 9}
 PLAYERS = [f"p{i:02d}" for i in range(30)]
 # every key the clock may carry, at any depth: a new one must be judged public first
 PUBLIC_KEYS = {
-    "id", "name", "stage", "state", "level", "seconds_left", "counting", "server_time",
+    "id", "name", "stage", "state", "level", "seconds_left", "counting", "server_time", "rate",
     "paused", "on_break", "break_seconds_left", "next_level", "seconds_to_break",
     "players_left", "entries", "average_stack", "prize_pool", "places_paid", "payouts",
     "winner", "small_blind", "big_blind", "ante", "big_blind_ante", "minutes", "place",
@@ -100,6 +100,7 @@ def test_the_clock_of_a_running_tournament_is_read_without_a_token(
     assert face["break_seconds_left"] is None
     assert face["seconds_to_break"] is None  # no break in this structure
     assert face["server_time"] > 1_600_000_000  # the wall clock, for the page's re-sync
+    assert face["rate"] == 1.0  # the host's own clock: a second a second
     assert (face["players_left"], face["entries"], face["average_stack"]) == (30, 30, 5000)
     assert face["prize_pool"] == 30 * 10_000
     assert face["places_paid"] == len(face["payouts"]) == 4  # the house table, up to 32
@@ -262,3 +263,15 @@ def test_the_big_screen_shows_the_break_and_the_blinds_after_it(
     expect(page.locator("#c-antes")).to_have_text("Level 2 after the break")
     expect(page.locator("#c-banner")).to_be_hidden()
     page.context.close()
+
+
+def test_a_fast_tournament_clock_says_how_fast_so_the_screen_counts_with_it() -> None:
+    """The demo runs its tournament clock ``speed`` times as fast: the face says so, and
+    the page counts down that fast between two reads (clock.js ``elapsed``)."""
+    from types import SimpleNamespace
+
+    from host_bridge.demo.game import TournamentClock
+    from host_bridge.routes.clock import _rate
+
+    assert _rate(SimpleNamespace(clock=TournamentClock(20.0))) == 20.0  # type: ignore[arg-type]
+    assert _rate(SimpleNamespace(clock=lambda: 0.0)) == 1.0  # type: ignore[arg-type]
