@@ -28,6 +28,8 @@ from host_bridge.routes import (
     conflicts,
     dashboard,
     director,
+    director_floor,
+    director_money,
     feed,
     hands,
     houses,
@@ -94,6 +96,8 @@ def create_app(settings: BridgeSettings, *, publisher: Publisher | None = None,
     api = APIRouter(prefix=API_PREFIX)
     for module in (tables, conflicts, hands, commands, houses, rake, feed, director, cash):
         api.include_router(module.router)
+    api.include_router(director_floor.router)  # penalties, cancel, slips, sit & go (19)
+    api.include_router(director_money.router)  # re-entry, surrender, bounties, deals (19)
     api.include_router(clock_screen.router)  # public, no token: the players' clock (issue 19)
     app.include_router(api)
     director.attach(app)  # the tournament director (issue 9), restored if there is one

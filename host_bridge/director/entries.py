@@ -37,6 +37,7 @@ class Entry:
     paid_fees: int = 0
     bounty: int = 0  # current bounty on this entry's head (TOURN-17)
     bounty_won: int = 0
+    knockouts: int = 0  # eliminations this entry was paid a bounty for (TOURN-17)
 
     @property
     def in_event(self) -> bool:

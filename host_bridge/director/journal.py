@@ -138,10 +138,95 @@ class LastHandsDrawn(Frozen):
     seconds_left: float
 
 
+# ----------------------------------------------- the director's money (issue 19, money.py)
+class Actor(Frozen):
+    """Who did it: the principal's grant name and role (every director action journaled
+    with its author, issue 19)."""
+
+    name: str
+    role: str
+
+
+class ReEnter(Frozen):
+    """TOURN-4/6: an eliminated player re-entered (a new entry, full stack, the fee)."""
+
+    kind: Literal["re_enter"] = "re_enter"
+    player: str
+    by: Actor
+
+
+class Surrender(Frozen):
+    """TOURN-15: a player handed in ``chips`` of their stack (they leave play)."""
+
+    kind: Literal["surrender"] = "surrender"
+    player: str
+    chips: int
+    by: Actor
+
+
+class DealMade(Frozen):
+    """TOURN-29: the remaining players' deal (``icm`` or ``chip_chop``), in cents by entry;
+    the tournament ends with these amounts in place of the places' prizes."""
+
+    kind: Literal["deal"] = "deal"
+    method: Literal["icm", "chip_chop"]
+    amounts: dict[str, int]
+    by: Actor
+# ------------------------------------------------------------ end of the director's money
+
+
+# ------------------------------------ the floor's discipline (issue 19, discipline.py)
+class FloorDecision(Frozen):
+    """A decision the floor took by hand (penalties, cancellation, a sit & go's set-up and
+    draw), with who took it; :class:`~.discipline.Discipline` applies every one."""
+
+    by: Actor
+
+
+class PenaltyGiven(FloorDecision):
+    """PEN-1..7: a penalty given; ``at_table`` the players at the offender's table then
+    (a round's hands, PEN-2), ``now`` wall-clock seconds (a removal's start, PEN-3)."""
+
+    kind: Literal["penalty"] = "penalty"
+    player: str
+    penalty: Literal["warning", "hands", "rounds", "removal", "exclude", "disqualify"]
+    count: int = 0
+    at_table: int = 0
+    now: float = 0.0
+    reason: str = ""
+
+
+class Cancelled(FloorDecision):
+    """CANCEL-1..9: the tournament cancelled (``crash``: CRASH-4), compensation by stage."""
+
+    kind: Literal["cancelled"] = "cancelled"
+    cause: Literal["director", "crash", "too_few"]
+    reason: str = ""
+
+
+class SitAndGoSet(FloorDecision):
+    """SNG-1..7: this tournament is a HexaPro (Extreme) sit & go at this buy-in and fee."""
+
+    kind: Literal["sit_and_go"] = "sit_and_go"
+    format: Literal["hexapro", "hexapro_extreme"]
+    buy_in: int
+    fee: int = 0
+
+
+class MultiplierDrawn(FloorDecision):
+    """SNG-3/6: the multiplier drawn at the start (``times`` as text: "1.5")."""
+
+    kind: Literal["multiplier"] = "multiplier"
+    times: str
+# ---------------------------------------------------------- end of the floor's discipline
+
+
 DirectorInput = Annotated[
     Create | Register | Start | TableReport | Buy | BuyRefused | LevelUp | BreakBegun
     | ClockState | FloorOp | HandForHandOn | HandForHandOff | HandForHandSkip
-    | LastHandsDrawn,
+    | LastHandsDrawn
+    | ReEnter | Surrender | DealMade  # the director's money (money.py)
+    | PenaltyGiven | Cancelled | SitAndGoSet | MultiplierDrawn,  # discipline.py
     Field(discriminator="kind")]
 """Every input the director journals, one model a kind."""
 _INPUTS: Final[TypeAdapter[DirectorInput]] = TypeAdapter(DirectorInput)

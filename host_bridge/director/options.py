@@ -83,6 +83,15 @@ class TournamentOptions:
     add_on: bool = False
     add_on_price: int | None = None
     add_on_fee: int = 0
+    # issue 19, the director's money (money.py): TOURN-4/6 re-entry (``max_entries`` per
+    # player, the first included), TOURN-15 surrender, TOURN-17 ``bounty`` cents of each
+    # buy-in and a ``progressive`` (paid, added) split in basis points, TOURN-29 deals
+    re_entry: bool = False
+    max_entries: int = 1
+    surrender: bool = False
+    bounty: int = 0
+    progressive: tuple[int, int] | None = None
+    deals: bool = True
 
     def verify(self) -> None:
         """Raise :class:`DirectorError` naming the field that cannot be used."""
@@ -147,7 +156,9 @@ class TournamentOptions:
             rebuy_levels=self.rebuy_levels, rebuy_fee=self.rebuy_fee,
             rebuy_price=self.buy_in if self.rebuy_price is None else self.rebuy_price,
             add_on=self.add_on, add_on_fee=self.add_on_fee,
-            add_on_price=self.buy_in if self.add_on_price is None else self.add_on_price)
+            add_on_price=self.buy_in if self.add_on_price is None else self.add_on_price,
+            re_entry=self.re_entry, max_entries=self.max_entries, surrender=self.surrender,
+            bounty=self.bounty, progressive=self.progressive)
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
@@ -160,4 +171,6 @@ class TournamentOptions:
         values["breaks"] = tuple((int(a), float(s), tuple(c))
                                  for a, s, c in values.get("breaks", ()))
         values["tables"] = dict(values["tables"])
+        if values.get("progressive") is not None:
+            values["progressive"] = tuple(values["progressive"])
         return cls(**values)

@@ -58,6 +58,18 @@ class TournamentCreate(TournamentBase):
                          "(give that break in breaks)")
     add_on_price: Money | None = Field(None, description="cents; none: the buy-in")
     add_on_fee: Money = 0
+    re_entry: bool = Field(False, description="TOURN-4/6: an eliminated player may enter "
+                           "again while late registration is open")
+    max_entries: Annotated[int, Field(ge=1, le=20)] = Field(
+        1, description="entries per player, the first included (more needs re_entry)")
+    surrender: bool = Field(False, description="TOURN-15: players may hand in chips to "
+                            "rebuy (needs rebuy_levels)")
+    bounty: Money = Field(0, description="TOURN-17: cents of each buy-in on the player's head")
+    progressive: tuple[Annotated[int, Field(ge=0, le=10_000)],
+                       Annotated[int, Field(ge=0, le=10_000)]] | None = Field(
+        None, description="TOURN-17 progressive knockout: (paid, added to the knocker's "
+        "bounty) in basis points of the bounty")
+    deals: bool = Field(True, description="TOURN-29: deals and chops are allowed here")
 
 
 class PlayerCreate(BaseModel):
@@ -215,3 +227,150 @@ class TournamentSummary(BaseModel):
     players_left: int
     entries: int
     tables: list[str]
+
+
+# -------------------------------------------- the director's money (issue 19, money.py)
+class SurrenderCreate(BaseModel):
+    """TOURN-15: the chips the player hands in (they leave play)."""
+
+    model_config = ConfigDict(extra="forbid")
+    chips: Annotated[int, Field(gt=0, le=10**9)]
+
+
+DealMethod = Literal["icm", "chip_chop"]
+
+
+class DealConfirm(BaseModel):
+    """TOURN-29: confirm the deal shown: its method and each player's amount (cents)."""
+
+    model_config = ConfigDict(extra="forbid")
+    method: DealMethod
+    amounts: Annotated[dict[WireId, Money], Field(min_length=2, max_length=200)]
+
+
+class DealPlayerPublic(BaseModel):
+    entry: str
+    player: str
+    stack: int
+    amount: int
+
+
+class DealPublic(BaseModel):
+    """A deal previewed (nothing changed): the prizes still to pay and each share."""
+
+    method: DealMethod
+    pool: int
+    prizes: list[int]
+    players: list[DealPlayerPublic]
+
+
+class BountyPublic(BaseModel):
+    """An entry's bounty on their head, knockouts and bounty money won (TOURN-17)."""
+
+    entry: str
+    player: str
+    status: str
+    bounty: int
+    knockouts: int
+    won: int
+
+
+class BountiesPublic(BaseModel):
+    bounty: int
+    progressive: list[int] | None
+    residue: int
+    players: list[BountyPublic]
+
+
+class PaidPublic(BaseModel):
+    """Who was paid what: the place's prize (a deal's amount), bounties, the total."""
+
+    entry: str
+    player: str
+    place: int
+    place_to: int
+    prize: int
+    bounties: int
+    total: int
+
+
+class DealMadePublic(BaseModel):
+    method: DealMethod
+    by: str
+    role: str
+    amounts: dict[str, int]
+
+
+class PayoutsPublic(BaseModel):
+    """The payout table and who was paid what."""
+
+    prize_pool: int
+    places_paid: int
+    prizes: list[int]
+    paid: list[PaidPublic]
+    deal: DealMadePublic | None
+
+
+# ------------------------------------- the floor's discipline (issue 19, discipline.py)
+class PenaltyCreate(BaseModel):
+    """A penalty (PEN-1..7): a warning, hands or rounds to miss, a timed removal (PEN-3
+    under warning-first rules), exclusion (PEN-6) or disqualification (PEN-7)."""
+
+    model_config = ConfigDict(extra="forbid")
+    player: WireId
+    penalty: Literal["warning", "hands", "rounds", "removal", "exclude", "disqualify"]
+    count: Annotated[int, Field(ge=0, le=1_000)] = 0
+    reason: Annotated[str, StringConstraints(max_length=200)] = ""
+
+
+class CancelCreate(BaseModel):
+    """Cancel the tournament (CANCEL-*): ``crash`` when a crash forced it (CRASH-4)."""
+
+    model_config = ConfigDict(extra="forbid")
+    cause: Literal["director", "crash", "too_few"] = "director"
+    reason: Annotated[str, StringConstraints(max_length=200)] = ""
+
+
+class CompensationPublic(BaseModel):
+    """One player's compensation in cents, by reason, and the rule that gives it."""
+
+    player: str
+    refund: int
+    fees: int
+    prize: int
+    bounty: int
+    total: int
+    rule: str
+
+
+class CancelPreviewPublic(BaseModel):
+    """Who would get what if the tournament were cancelled now (or was)."""
+
+    stage: str
+    rule: str  # the CANCEL rule that applies (CANCEL-1..4, -6)
+    cause_rule: str | None = None  # CRASH-4 for a crash, once cancelled
+    compensation: list[CompensationPublic]
+    total: int
+
+
+class SitAndGoCreate(BaseModel):
+    """A HexaPro (Extreme) sit & go at one 3-seat table (SNG-1..7)."""
+
+    model_config = ConfigDict(extra="forbid")
+    format: Literal["hexapro", "hexapro_extreme"] = "hexapro"
+    buy_in: Annotated[int, Field(gt=0, le=10**7, description="cents")]
+    fee: Money = 0
+    table: WireId
+    players: Annotated[list[WireId], Field(max_length=3)] = []
+    seed: Annotated[int, Field(ge=0, le=2**31)] = 0
+
+
+class FloorPublic(BaseModel):
+    """The floor's discipline: penalties, the sit & go, the cancellation, decisions taken
+    (with who took them) and confirmed moves (move slips)."""
+
+    penalties: list[dict[str, object]]
+    sit_and_go: dict[str, object] | None
+    cancelled: dict[str, object] | None
+    decisions: list[dict[str, object]]
+    moves: list[dict[str, object]]

@@ -93,6 +93,7 @@ from controller.events import (
 from controller.sync.messages import EventMessage, ReplyMessage
 from host_bridge.models import EventRecord
 
+from .discipline import Discipline
 from .entries import Stage
 from .errors import DirectorError
 from .floorplan import FloorPlan
@@ -105,18 +106,23 @@ from .journal import (
     BuyRefused,
     ClockState,
     Create,
+    DealMade,
     DirectorInput,
     DirectorJournal,
+    FloorDecision,
     FloorOp,
     HandForHandOff,
     HandForHandOn,
     HandForHandSkip,
     LastHandsDrawn,
     LevelUp,
+    ReEnter,
     Register,
     Start,
+    Surrender,
     TableReport,
 )
+from .money import Money
 from .options import TournamentOptions
 from .purchases import Purchases
 from .releases import HandReleases
@@ -195,6 +201,10 @@ class TournamentDirector:
                                      auto_balance=options.auto_balance)
         self.purchases = Purchases(model, views, self.wires, self.link, floor_lock,
                                    record=self._record, anomaly=self._anomaly)
+        self.discipline = Discipline(self)  # penalties, cancellation, sit & go (issue 19)
+        self.money = Money(model, views, self.wires, self.link, floor_lock, self.rng,  # issue 19
+                           record=self._record, reconcile=self.floorwork.reconcile,
+                           wake=self._wake.set, deals=options.deals)
 
     # -- creating and restoring -----------------------------------------------------------
     @classmethod
@@ -254,6 +264,7 @@ class TournamentDirector:
     async def start(self) -> None:
         """The seat draw (TOURN-2); players seated with their stacks; the clock starts."""
         self.model.verify_start()
+        await self.discipline.before_start()  # a sit & go draws its multiplier (SNG-3)
         wires = list(self.views)
         await self.link.hold(wires)
         self._record(Start())
@@ -381,6 +392,8 @@ class TournamentDirector:
                 case Buy() | BuyRefused():  # a rebuy or add-on asked (purchases.py)
                     self.purchases.journaled(entry)
                     return None
+                case ReEnter() | Surrender() | DealMade():  # the director's money (money.py)
+                    return self.money.applied(entry)
                 case LevelUp(number=number):
                     self.model.set_level(number, rng)
                     return None
@@ -391,8 +404,10 @@ class TournamentDirector:
                     elapsed = max(0.0, self.wall() - (at or self.wall()))
                     self.level_clock.restore(state, self.clock(), elapsed_since=elapsed)
                     return None
-                case FloorOp(op=op, table=table):
-                    return self.plan.apply(op, table)
+                case FloorOp(op=op, table=table):  # its moves kept for the move slips
+                    return self.discipline.moved(self.plan.apply(op, table))
+                case FloorDecision():  # the floor's discipline (discipline.py)
+                    return self.discipline.apply(entry)
                 case HandForHandOn(tables=tables):
                     self.dealing.h4h = HandForHand(tables)
                     self.dealing.released.clear()

@@ -77,6 +77,7 @@ class Tournament:
         self.removed = 0  # chips taken out of play (surrender, exclusion)
         self.time_bank = time_bank or ExtensionChips()  # the host's copy of every count
         self.bounty_residue = 0  # progressive shares under 100 % (TOURN-17)
+        self.deal: dict[str, int] = {}  # TOURN-29: agreed cents by entry, for their prizes
         self.hands_dealt = False
         self._last_h4h: int | None = None
 
@@ -438,6 +439,7 @@ class Tournament:
             grow = e.bounty * self.setup.progressive[1] // 10_000
         for w, cents in zip(winners, split_cents(paid, [1] * len(winners)), strict=True):
             self.entry(w).bounty_won += cents
+            self.entry(w).knockouts += 1
         for w, cents in zip(winners, split_cents(grow, [1] * len(winners)), strict=True):
             self.entry(w).bounty += cents
         self.bounty_residue += e.bounty - paid - grow
@@ -520,7 +522,7 @@ class Tournament:
             for k, cents in zip(sorted(keys), split_cents(pooled, [1] * len(keys)),
                                 strict=True):
                 out[k] = cents
-        return out
+        return {**out, **self.deal}  # TOURN-29: a deal replaces the remaining prizes
 
     def withheld(self) -> dict[str, int]:
         """Prizes of disqualified entries, held back (PEN-7)."""

@@ -52,6 +52,23 @@ ROUTES: list[tuple[str, str, dict[str, Any] | None, frozenset[Role]]] = [
     ("POST", "/api/v1/director/tournaments/nosuch/last-hands", {}, DIRECTORS),
     ("POST", "/api/v1/director/tournaments/nosuch/players/ana/rebuy", None, DIRECTORS),
     ("POST", "/api/v1/director/tournaments/nosuch/players/ana/add-on", None, DIRECTORS),
+    # the director's money (issue 19): re-entry, surrender, deals act; bounties, payouts read
+    ("POST", "/api/v1/director/tournaments/nosuch/players/ana/re-entry", None, DIRECTORS),
+    ("POST", "/api/v1/director/tournaments/nosuch/players/ana/surrender", {"chips": 100},
+     DIRECTORS),
+    ("GET", "/api/v1/director/tournaments/nosuch/deal", None, DIRECTORS),
+    ("POST", "/api/v1/director/tournaments/nosuch/deal",
+     {"method": "icm", "amounts": {"ana": 600, "ben": 400}}, DIRECTORS),
+    ("GET", "/api/v1/director/tournaments/nosuch/bounties", None, EVERYONE),
+    ("GET", "/api/v1/director/tournaments/nosuch/payouts", None, EVERYONE),
+    # the floor's discipline (issue 19): penalties, cancel, sit & go act; the rest read
+    ("GET", "/api/v1/director/tournaments/nosuch/floor", None, EVERYONE),
+    ("POST", "/api/v1/director/tournaments/nosuch/penalties",
+     {"player": "ana", "penalty": "warning"}, DIRECTORS),
+    ("GET", "/api/v1/director/tournaments/nosuch/cancellation", None, EVERYONE),
+    ("POST", "/api/v1/director/tournaments/nosuch/cancellation", {}, DIRECTORS),
+    ("GET", "/api/v1/director/tournaments/nosuch/move-slips", None, EVERYONE),
+    ("POST", "/api/v1/director/sit-and-go", {"buy_in": 1000, "table": "t1"}, DIRECTORS),
     # the cash room (issue 19): every role reads, the floor's roles act
     ("GET", "/api/v1/cash/games", None, EVERYONE),
     ("GET", "/api/v1/cash/games/nogame", None, EVERYONE),
@@ -67,6 +84,7 @@ ROUTES: list[tuple[str, str, dict[str, Any] | None, frozenset[Role]]] = [
 ]
 # what an admitted role gets when it is not a plain 200: created, or no such tournament
 ADMITTED = {("POST", "/api/v1/director/tournaments"): 201,
+            ("POST", "/api/v1/director/sit-and-go"): 201,  # over table t1
             **{(m, u): 404 for m, u, _, _ in ROUTES if "/tournaments/nosuch" in u},
             ("POST", "/api/v1/cash/games"): 201,  # and no cash game "nogame":
             **{(m, u): 404 for m, u, _, _ in ROUTES if "/games/nogame" in u}}

@@ -49,6 +49,20 @@ OPERATIONS = [
     ("POST", "/api/v1/director/tournaments/{tid}/last-hands"),
     ("POST", "/api/v1/director/tournaments/{tid}/players/{player}/rebuy"),
     ("POST", "/api/v1/director/tournaments/{tid}/players/{player}/add-on"),
+    # the director's money (issue 19)
+    ("POST", "/api/v1/director/tournaments/{tid}/players/{player}/re-entry"),
+    ("POST", "/api/v1/director/tournaments/{tid}/players/{player}/surrender"),
+    ("GET", "/api/v1/director/tournaments/{tid}/deal"),
+    ("POST", "/api/v1/director/tournaments/{tid}/deal"),
+    ("GET", "/api/v1/director/tournaments/{tid}/bounties"),
+    ("GET", "/api/v1/director/tournaments/{tid}/payouts"),
+    # the floor's discipline (issue 19)
+    ("GET", "/api/v1/director/tournaments/{tid}/floor"),
+    ("POST", "/api/v1/director/tournaments/{tid}/penalties"),
+    ("GET", "/api/v1/director/tournaments/{tid}/cancellation"),
+    ("POST", "/api/v1/director/tournaments/{tid}/cancellation"),
+    ("GET", "/api/v1/director/tournaments/{tid}/move-slips"),
+    ("POST", "/api/v1/director/sit-and-go"),
     # the players' clock screen (issue 19): public, no token
     ("GET", "/api/v1/public/tournaments"), ("GET", "/api/v1/public/tournaments/{tid}/clock"),
     # the cash room (issue 19)

@@ -13,7 +13,7 @@ from pathlib import Path
 DIRECTOR = Path(__file__).resolve().parents[2] / "host_bridge" / "director"
 ALLOWED = ("controller.rules", "controller.clocks")
 BRIDGE_SIDE = {"service.py", "tablelink.py", "reports.py", "floorwork.py", "releases.py",
-               "purchases.py", "journal.py", "schemas.py"}
+               "purchases.py", "journal.py", "schemas.py", "money.py", "discipline.py"}
 BRIDGE_ALLOWED = ("controller.events", "controller.sync.messages", "controller.clocks",
                   "controller.rules", "host_bridge.", "sqlalchemy", "pydantic")
 FORBIDDEN_CALLS = {"time", "monotonic", "perf_counter", "open", "now", "utcnow", "sleep"}
