@@ -16,17 +16,31 @@ Decisions where RULES.md is [interp] or silent, taken literally:
   ICM with the game's payout percentages for the places still open, scaled to the rest.
   The fee to return is an input (the seeds do not state it).
 * CANCEL-7: each remaining player also receives the value of their own bounty.
+* CANCEL-5: a non-cash prize (ticket, free spins, seat) is published with its money value
+  (:class:`NonCashPrize`); :func:`prizes_in_money` turns a prize list into cents, and the
+  compensation above is computed on those cents.
+* CANCEL-9 / TOURN-8: :func:`cancel_below_minimum` cancels only a field that has not
+  reached its minimum before the start (the director may still cancel any event,
+  :meth:`Tournament.cancel`), and refunds as CANCEL-1.
+* TOURN-7: :func:`unregister` takes a player out before the start with buy-in and fee back
+  (the same money they paid); once play has started nothing is refundable. The seeds'
+  deadline "a few minutes before the start" is the floor's to publish: the model has no
+  start time, so the start itself is the deadline.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from .entries import Entry
-from .errors import PayoutError
+from .entries import Entry, Stage
+from .errors import DirectorError, PayoutError
 from .payouts import PrizePool, icm_chop, split_cents
 from .setup import TournamentSetup
+
+if TYPE_CHECKING:  # the tournament imports this module; only its type is needed here
+    from .tournament import Tournament
 
 
 @dataclass(frozen=True, slots=True)
@@ -145,3 +159,53 @@ def compensate(entries: Iterable[Entry], setup: TournamentSetup, pool: PrizePool
     if tables_in_play > 1:
         return cancel_in_money(stacks, fees, unpaid, bounties)
     return cancel_final_table(stacks, fees, unpaid, bounties)
+
+
+@dataclass(frozen=True, slots=True)
+class NonCashPrize:
+    """A prize that is not money (a ticket, free spins, a seat in another event, TOURN-9),
+    published with its value in cents so that a cancellation can pay it (CANCEL-5)."""
+
+    what: str
+    value: int
+
+    def __post_init__(self) -> None:
+        if self.value <= 0:
+            raise PayoutError(f"{self.what!r} needs its money value in cents, not "
+                              f"{self.value}: a cancellation pays it in money", "CANCEL-5")
+
+
+def prizes_in_money(prizes: Sequence[int | NonCashPrize]) -> tuple[int, ...]:
+    """CANCEL-5: every prize in cents, non-cash prizes at their published value, best
+    first as given; pass the result as a set-up's ``fixed_prizes``."""
+    out = tuple(p.value if isinstance(p, NonCashPrize) else p for p in prizes)
+    if any(v < 0 for v in out):
+        raise PayoutError("a prize cannot be negative", "CANCEL-5")
+    return out
+
+
+def cancel_below_minimum(t: Tournament) -> dict[str, Compensation]:
+    """CANCEL-9 / TOURN-8: a field below its minimum at the start is cancelled, every
+    buy-in and fee refunded (CANCEL-1). Refused when the field is big enough or play has
+    begun: then the director cancels the event for what it is (:meth:`Tournament.cancel`)."""
+    if t.stage is not Stage.REGISTERING:
+        raise DirectorError(f"the tournament is {t.stage.value}: only a field that never "
+                            "started is cancelled for too few entrants", "CANCEL-9")
+    if len(t.entries) >= t.setup.min_entrants:
+        raise DirectorError(f"{len(t.entries)} entrants reach the minimum "
+                            f"{t.setup.min_entrants}: start it, or cancel it as the "
+                            "director", "CANCEL-9")
+    return t.cancel()
+
+
+def unregister(t: Tournament, player: str) -> Compensation:
+    """TOURN-7: before the start a player may leave the field; their buy-in and fee are
+    refunded in full. After the start they are not (play it out or be eliminated)."""
+    e = t.entry(player)  # TOURN-6: not registered
+    if t.stage is not Stage.REGISTERING:
+        raise DirectorError(f"the tournament is {t.stage.value}: once play has started the "
+                            "buy-in and fee are not refundable", "TOURN-7")
+    del t.entries[e.key]
+    del t.current[player]
+    t.issued -= e.stack
+    return Compensation(refund=e.paid_pool + e.paid_fees, rule="TOURN-7")
