@@ -1,7 +1,8 @@
 // The tournament director's page: the bridge's tournaments (several at once, each over its
 // own tables), a new one created while others run, and for the chosen one (?t=<id> in the
 // URL): registration, the seat draw, balancing suggestions to confirm, hand-for-hand,
-// places and payouts. It polls /api/v1/director/tournaments and the chosen tournament's
+// places and payouts, rebuys and add-ons, the last hands of the day, and the last
+// decisions with who took them (its log, for the roles that may read it). It polls /api/v1/director/tournaments and the chosen tournament's
 // /api/v1/director/tournaments/<id>; the API's roles decide what it may do, the page only
 // hides what a role may not send.
 "use strict";
@@ -9,9 +10,11 @@
 const API = "/api/v1";
 const TOKEN_KEY = "pitboss.token";  // shared with the floor page (this tab only)
 const ACTORS = new Set(["director", "admin"]);
+const LOG_READERS = new Set(["director", "admin", "floor"]);
+const LOG_SHOWN = 12;  // the last decisions the page shows
 const LIVE = new Set(["registering", "running"]);
 const t = { token: null, role: null, status: null, timer: null, busy: false,
-  tid: new URLSearchParams(location.search).get("t"), list: [] };
+  tid: new URLSearchParams(location.search).get("t"), list: [], logKey: null };
 const $ = (id) => document.getElementById(id);
 const chips = (n) => Number(n).toLocaleString("en-US");
 const money = (cents) => (cents / 100).toLocaleString("en-US",
@@ -117,6 +120,7 @@ function render(s) {
       `${m.op === "break" ? "table broken" : m.op === "redraw" ? "final-table redraw"
         : "balance"} (${m.rule})`))));
   $("t-confirm").hidden = !actor || moves.length === 0 || s.auto_balance;
+  $("t-last-hands").hidden = !actor || s.stage !== "running" || Boolean(s.last_hands);
 
   const h = s.hand_for_hand;
   $("t-h4h-status").className = h.on ? "h4h-on" : "";
@@ -165,10 +169,32 @@ async function refresh() {
     $("t-error").textContent = "";
     $("t-view").hidden = false;
     render(s);
+    await renderDecisions(s);
   } catch (err) {
     if (err.status === 401) { signOut("That token is not recognised."); return; }
     $("t-error").textContent = err.message;
   }
+}
+
+// the last decisions (GET .../log?last=N), redrawn when the tournament changed
+async function renderDecisions(s) {
+  $("t-decisions").hidden = !LOG_READERS.has(t.role);
+  const key = `${s.id}:${s.version}`;
+  if (!LOG_READERS.has(t.role) || t.logKey === key) return;
+  const entries = await api(tpath(`/log?last=${LOG_SHOWN}`));
+  t.logKey = key;
+  $("t-decisions-list").replaceChildren(...entries.reverse().map((e) => el("li",
+    { "data-seq": e.seq, "data-kind": e.kind },
+    el("time", { datetime: new Date(e.at * 1000).toISOString() },
+      new Date(e.at * 1000).toLocaleTimeString()), ` ${e.what} `,
+    el("span", { class: "by" }, e.by ? `by ${e.by.name} (${e.by.role})` : "by the floor's task"))));
+}
+
+function buy(e, suffix, what) {
+  const player = $("m-player").value.trim();
+  if (!player) { note("Give a player id first."); return; }
+  act(e.currentTarget, tpath(`/players/${encodeURIComponent(player)}${suffix}`), {},
+    () => `${what} for ${player}: the table has the chips.`);
 }
 
 // "T5:9, T6" -> { T5: 9, T6: 9 } (a wire id may hold ":"; the seats are the digits after
@@ -276,6 +302,10 @@ document.addEventListener("DOMContentLoaded", () => {
   $("t-confirm").addEventListener("click", (e) => act(e.currentTarget,
     tpath("/balancing"), { version: t.status ? t.status.version : null },
     () => "Moves carried out."));
+  $("t-last-hands").addEventListener("click", (e) => act(e.currentTarget,
+    tpath("/last-hands"), {}, (s) => `Last hands of the day: ${s.last_hands.card} each.`));
+  $("t-rebuy").addEventListener("click", (e) => buy(e, "/rebuy", "Rebuy"));
+  $("t-add-on").addEventListener("click", (e) => buy(e, "/add-on", "Add-on"));
   $("t-new-form").addEventListener("submit", (e) => {
     e.preventDefault();
     create(e.currentTarget);

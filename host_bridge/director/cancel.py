@@ -19,28 +19,24 @@ Decisions where RULES.md is [interp] or silent, taken literally:
 * CANCEL-5: a non-cash prize (ticket, free spins, seat) is published with its money value
   (:class:`NonCashPrize`); :func:`prizes_in_money` turns a prize list into cents, and the
   compensation above is computed on those cents.
-* CANCEL-9 / TOURN-8: :func:`cancel_below_minimum` cancels only a field that has not
+* CANCEL-9 / TOURN-8: :func:`~.registration.cancel_below_minimum` cancels only a field that has not
   reached its minimum before the start (the director may still cancel any event,
   :meth:`Tournament.cancel`), and refunds as CANCEL-1.
-* TOURN-7: :func:`unregister` takes a player out before the start with buy-in and fee back
-  (the same money they paid); once play has started nothing is refundable. The seeds'
-  deadline "a few minutes before the start" is the floor's to publish: the model has no
-  start time, so the start itself is the deadline.
+* TOURN-7: :func:`~.registration.unregister` takes a player out before the start with
+  buy-in and fee back (the same money they paid); once play has started nothing is
+  refundable. The seeds' deadline "a few minutes before the start" is the floor's to
+  publish: the model has no start time, so the start itself is the deadline.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
-from .entries import Entry, Stage
-from .errors import DirectorError, PayoutError
+from .entries import Entry
+from .errors import PayoutError
 from .payouts import PrizePool, icm_chop, split_cents
 from .setup import TournamentSetup
-
-if TYPE_CHECKING:  # the tournament imports this module; only its type is needed here
-    from .tournament import Tournament
 
 
 @dataclass(frozen=True, slots=True)
@@ -182,30 +178,3 @@ def prizes_in_money(prizes: Sequence[int | NonCashPrize]) -> tuple[int, ...]:
     if any(v < 0 for v in out):
         raise PayoutError("a prize cannot be negative", "CANCEL-5")
     return out
-
-
-def cancel_below_minimum(t: Tournament) -> dict[str, Compensation]:
-    """CANCEL-9 / TOURN-8: a field below its minimum at the start is cancelled, every
-    buy-in and fee refunded (CANCEL-1). Refused when the field is big enough or play has
-    begun: then the director cancels the event for what it is (:meth:`Tournament.cancel`)."""
-    if t.stage is not Stage.REGISTERING:
-        raise DirectorError(f"the tournament is {t.stage.value}: only a field that never "
-                            "started is cancelled for too few entrants", "CANCEL-9")
-    if len(t.entries) >= t.setup.min_entrants:
-        raise DirectorError(f"{len(t.entries)} entrants reach the minimum "
-                            f"{t.setup.min_entrants}: start it, or cancel it as the "
-                            "director", "CANCEL-9")
-    return t.cancel()
-
-
-def unregister(t: Tournament, player: str) -> Compensation:
-    """TOURN-7: before the start a player may leave the field; their buy-in and fee are
-    refunded in full. After the start they are not (play it out or be eliminated)."""
-    e = t.entry(player)  # TOURN-6: not registered
-    if t.stage is not Stage.REGISTERING:
-        raise DirectorError(f"the tournament is {t.stage.value}: once play has started the "
-                            "buy-in and fee are not refundable", "TOURN-7")
-    del t.entries[e.key]
-    del t.current[player]
-    t.issued -= e.stack
-    return Compensation(refund=e.paid_pool + e.paid_fees, rule="TOURN-7")

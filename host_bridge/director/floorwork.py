@@ -21,7 +21,7 @@ from controller.events import CloseTable, MovePlayer, SeatPlayer
 from .errors import DirectorError
 from .floorplan import FloorPlan
 from .floorstate import Dealing, TableView, live_wires
-from .journal import FloorOp
+from .journal import Actor, FloorOp
 from .tablelink import TableLink
 from .tournament import Tournament
 
@@ -44,7 +44,7 @@ class FloorWork:
         self._version = version
         self._anomaly = anomaly
 
-    async def carry_out(self, version: int | None = None) -> int:
+    async def carry_out(self, version: int | None = None, by: Actor | None = None) -> int:
         """Hold the tables, carry out every operation due, make the tables match, release
         them; returns the number of moves. ``version``: refuse if the floor changed since
         the suggestion with that version was shown."""
@@ -65,7 +65,7 @@ class FloorWork:
                 due = self._plan.due()
                 if due is None:
                     break
-                done = self._record(FloorOp(op=due[0], table=due[1]))
+                done = self._record(FloorOp(op=due[0], table=due[1], by=by))
                 moves += len(done)
                 if not done:
                     break

@@ -32,6 +32,19 @@ from host_bridge.models import ID, Base
 
 
 # ---------------------------------------------------------------------------- the inputs
+class Actor(Frozen):
+    """Who did it: the principal's grant name and role (every director action journaled
+    with its author, issue 19)."""
+
+    name: str
+    role: str
+
+
+#: an input a person caused carries ``by`` (issue 19); None: the floor's own task did it
+#: (hand-for-hand by the margin, automatic balancing), or a journal older than the field
+By = Actor | None
+
+
 class Create(Frozen):
     """The tournament was created with these options (``TournamentOptions.to_json``);
     ``since``: each table's last stored seq then (its earlier events were not this
@@ -41,6 +54,7 @@ class Create(Frozen):
     options: dict[str, Any]
     id: str
     since: dict[str, int] = Field(default_factory=dict)
+    by: By = None
 
 
 class Register(Frozen):
@@ -48,6 +62,7 @@ class Register(Frozen):
 
     kind: Literal["register"] = "register"
     player: str
+    by: By = None
 
 
 class Start(Frozen):
@@ -55,6 +70,7 @@ class Start(Frozen):
 
     kind: Literal["start"] = "start"
     clock: None = None
+    by: By = None
 
 
 class TableReport(Frozen):
@@ -72,6 +88,7 @@ class Buy(Frozen):
     kind: Literal["buy"] = "buy"
     player: str
     what: Literal["rebuy", "add_on"]
+    by: By = None
 
 
 class BuyRefused(Frozen):
@@ -108,6 +125,7 @@ class FloorOp(Frozen):
     kind: Literal["floor"] = "floor"
     op: str
     table: int | None = None
+    by: By = None
 
 
 class HandForHandOn(Frozen):
@@ -136,17 +154,10 @@ class LastHandsDrawn(Frozen):
     kind: Literal["last_hands"] = "last_hands"
     card: int | None = None
     seconds_left: float
+    by: By = None
 
 
 # ----------------------------------------------- the director's money (issue 19, money.py)
-class Actor(Frozen):
-    """Who did it: the principal's grant name and role (every director action journaled
-    with its author, issue 19)."""
-
-    name: str
-    role: str
-
-
 class ReEnter(Frozen):
     """TOURN-4/6: an eliminated player re-entered (a new entry, full stack, the fee)."""
 
@@ -247,6 +258,12 @@ class DirectorRecord(Base):
     at: Mapped[float] = mapped_column(Float)  # wall-clock seconds (time.time)
 
 
+#: what the floor's log leaves out: the tables' reports, the level clock's own changes
+ROUTINE: Final = frozenset({"event", "clock", "level", "break", "h4h_skip"})
+#: at most this many decisions a read returns
+LOG_LIMIT: Final = 500
+
+
 @dataclass(frozen=True, slots=True)
 class Journaled:
     """One journaled input, with its number and when it was written."""
@@ -297,6 +314,24 @@ class DirectorJournal:
             yield Journaled(row.seq, entry, row.at)
         self._seq[tournament] = rows[-1].seq if rows else 0
 
+    def decisions(self, tournament: str, *, after: int = 0,
+                  last: int | None = None) -> list[Journaled]:
+        """The floor's log: the tournament's journaled inputs that are not routine
+        (:data:`ROUTINE`), in order, numbered after ``after``; ``last``: only the last
+        that many. At most :data:`LOG_LIMIT` (the first ones after ``after``)."""
+        newest_first = last is not None
+        with self._sessions() as session:
+            rows = session.execute(select(DirectorRecord.seq, DirectorRecord.kind,
+                                          DirectorRecord.body, DirectorRecord.at).where(
+                DirectorRecord.tournament == tournament, DirectorRecord.seq > after,
+                DirectorRecord.kind.not_in(ROUTINE)).order_by(
+                DirectorRecord.seq.desc() if newest_first else DirectorRecord.seq).limit(
+                min(last or LOG_LIMIT, LOG_LIMIT))).all()
+        if newest_first:
+            rows = rows[::-1]
+        return [Journaled(r.seq, _INPUTS.validate_python({**r.body, "kind": r.kind}), r.at)
+                for r in rows]
+
     def ids(self) -> list[str]:
         """Every tournament journaled, in the order they were created."""
         with self._sessions() as session:
@@ -308,3 +343,46 @@ class DirectorJournal:
         with self._sessions() as session:
             return session.scalar(select(DirectorRecord.tournament).where(
                 DirectorRecord.kind == "create").order_by(DirectorRecord.id.desc()).limit(1))
+
+
+def describe(entry: DirectorInput) -> str:
+    """One line of the floor's log: what the input did, in the floor's words."""
+    match entry:
+        case Create(options=options):
+            return (f"created {options.get('name', '?')} over tables "
+                    f"{', '.join(options.get('tables', {}))}")
+        case Register(player=player):
+            return f"registered {player}"
+        case Start():
+            return "started: the seat draw (TOURN-2), the clock runs"
+        case Buy(player=player, what=what):
+            return f"{what.replace('_', '-')} for {player} (TOURN-{10 if what == 'rebuy' else 12})"
+        case BuyRefused(player=player, what=what):
+            return f"the table refused the {what.replace('_', '-')} for {player}"
+        case FloorOp(op=op, table=table):
+            where = f" table {table}" if table is not None else ""
+            return {"balance": "balanced the tables (TOURN-19)",
+                    "break": f"broke{where} (TOURN-20)",
+                    "redraw": "final-table redraw (TOURN-28)"}.get(op, f"{op}{where}")
+        case HandForHandOn(tables=tables):
+            return f"hand-for-hand began (TOURN-22), tables {', '.join(map(str, tables))}"
+        case HandForHandOff():
+            return "hand-for-hand ended"
+        case LastHandsDrawn(card=card):
+            return f"last hands of the day drawn (TOURN-27){f': {card} each' if card else ''}"
+        case ReEnter(player=player):
+            return f"{player} re-entered (TOURN-6)"
+        case Surrender(player=player, chips=chips):
+            return f"{player} surrendered {chips} chips (TOURN-15)"
+        case DealMade(method=method):
+            return f"deal made by {method.replace('_', '-')} (TOURN-29)"
+        case PenaltyGiven(player=player, penalty=penalty, count=count):
+            return f"penalty for {player}: {penalty}{f' x{count}' if count else ''}"
+        case Cancelled(cause=cause):
+            return f"cancelled ({cause})"
+        case SitAndGoSet(format=fmt, buy_in=buy_in):
+            return f"sit & go set: {fmt}, buy-in {buy_in}"
+        case MultiplierDrawn(times=times):
+            return f"sit & go multiplier drawn: x{times} (SNG-3)"
+        case _:
+            return entry.kind

@@ -43,7 +43,7 @@ from controller.events import (
 from .entries import Status
 from .errors import DirectorError
 from .floorstate import TableView
-from .journal import Buy, BuyRefused
+from .journal import Actor, Buy, BuyRefused
 from .tablelink import TableLink
 from .tournament import Tournament
 
@@ -72,15 +72,16 @@ class Purchases:
         self.asked: dict[str, What] = {}  # asked of the table, not yet reported
 
     # -- the director's commands ------------------------------------------------------------
-    async def rebuy(self, player: str) -> None:
+    async def rebuy(self, player: str, by: Actor | None = None) -> None:
         """TOURN-10/11: ``player`` rebuys (at or below the starting stack, within the rebuy
-        levels, between hands); returns once the table has the chips."""
-        await self._buy(player, "rebuy")
+        levels, between hands); returns once the table has the chips. ``by``: who sold
+        it (journaled with the request)."""
+        await self._buy(player, "rebuy", by)
 
-    async def add_on(self, player: str) -> None:
+    async def add_on(self, player: str, by: Actor | None = None) -> None:
         """TOURN-12: ``player`` takes the add-on (in its break, once); returns once the
         table has the chips."""
-        await self._buy(player, "add_on")
+        await self._buy(player, "add_on", by)
 
     def _verify(self, player: str, what: What) -> None:
         if what == "rebuy":
@@ -92,7 +93,7 @@ class Purchases:
         e = self._model.entry(player)
         return e.rebuys if what == "rebuy" else int(e.add_on)
 
-    async def _buy(self, player: str, what: What) -> None:
+    async def _buy(self, player: str, what: What, by: Actor | None) -> None:
         try:  # refused at once, before any table is held ...
             self._verify(player, what)
         except DirectorError as exc:
@@ -105,19 +106,20 @@ class Purchases:
             held_here = not view.paused and not view.closed
             await self._link.hold([wire])
             try:
-                await self._carry_out(player, what, wire, seat)
+                await self._carry_out(player, what, wire, seat, by)
             finally:
                 if held_here:
                     await self._link.release([wire])
 
-    async def _carry_out(self, player: str, what: What, wire: str, seat: int) -> None:
+    async def _carry_out(self, player: str, what: What, wire: str, seat: int,
+                         by: Actor | None) -> None:
         self._verify(player, what)  # again: the table's last hand is in now
         setup = self._model.setup
         chips = ((setup.rebuy_chips if what == "rebuy" else setup.add_on_chips)
                  or setup.stack)
         e = self._model.entry(player)
         before = self._bought(player, what)
-        self._record(Buy(player=player, what=what))
+        self._record(Buy(player=player, what=what, by=by))
         command: Command
         if self._views[wire].seats.get(seat) == player:
             command = AddChips(seat=seat, player=player, chips=chips, reason=what)

@@ -101,6 +101,7 @@ from .floorstate import Dealing, TableView, live_wires
 from .floorwork import FloorWork
 from .handforhand import HandForHand, LastHands
 from .journal import (
+    Actor,
     BreakBegun,
     Buy,
     BuyRefused,
@@ -209,15 +210,17 @@ class TournamentDirector:
     # -- creating and restoring -----------------------------------------------------------
     @classmethod
     def create(cls, options: TournamentOptions, desk: CommandSender | None, *,
-               journal: DirectorJournal | None = None, **kw: Any) -> TournamentDirector:
+               journal: DirectorJournal | None = None, by: Actor | None = None,
+               **kw: Any) -> TournamentDirector:
         """A new tournament with ``options.players`` registered. ``since``: each table's
-        last stored seq now (its earlier events are not this tournament's)."""
+        last stored seq now (its earlier events are not this tournament's); ``by``: who
+        created it (journaled with the creation and the registrations, issue 19)."""
         director = cls(options, desk, journal=journal, **kw)
         director._record(Create(options=options.to_json(), id=director.id,
-                                since=director.since))
+                                since=director.since, by=by))
         for player in options.players:
             director.model.verify_register(player)
-            director._record(Register(player=player))
+            director._record(Register(player=player, by=by))
         return director
 
     @classmethod
@@ -252,22 +255,24 @@ class TournamentDirector:
             self.finished.set()
 
     # -- the director's commands -----------------------------------------------------------
-    async def register(self, player: str) -> None:
-        """Enter a player: before the start, or a late entry seated at once (TOURN-4)."""
+    async def register(self, player: str, by: Actor | None = None) -> None:
+        """Enter a player: before the start, or a late entry seated at once (TOURN-4);
+        ``by``: who entered them (journaled)."""
         self.model.verify_register(player)
         if self.model.stage is Stage.RUNNING:
             self.model.floor.suggest_late_entry(player, random.Random(0))  # a seat exists?
-        self._record(Register(player=player))
+        self._record(Register(player=player, by=by))
         if self.model.stage is Stage.RUNNING:
             await self.floorwork.reconcile()
 
-    async def start(self) -> None:
-        """The seat draw (TOURN-2); players seated with their stacks; the clock starts."""
+    async def start(self, by: Actor | None = None) -> None:
+        """The seat draw (TOURN-2); players seated with their stacks; the clock starts.
+        ``by``: who started it (journaled, the sit & go's multiplier draw too)."""
         self.model.verify_start()
-        await self.discipline.before_start()  # a sit & go draws its multiplier (SNG-3)
+        await self.discipline.before_start(by)  # a sit & go draws its multiplier (SNG-3)
         wires = list(self.views)
         await self.link.hold(wires)
-        self._record(Start())
+        self._record(Start(by=by))
         await self.link.broadcast([SyncClock(
             level=1, seconds_left=self.level_clock.seconds_left(self.clock()))],
             self._live_wires())
@@ -278,7 +283,8 @@ class TournamentDirector:
         await self.link.release(wires)
         self._ensure_running()
 
-    async def draw_last_hands(self, card: int | None = None) -> int:
+    async def draw_last_hands(self, card: int | None = None, by: Actor | None = None
+                              ) -> int:
         """TOURN-27: the clock stops, a card 3..7 is drawn (or given), and every table
         plays that many more hands, each released on its own (hand-for-hand mode, so no
         table deals one too many), then waits."""
@@ -288,24 +294,26 @@ class TournamentDirector:
             raise DirectorError("the last hands of the day are already drawn", "TOURN-27")
         seconds = self.level_clock.seconds_left(self.clock())
         LastHands([1], seconds_left=seconds, card=card or 3)  # refuses before journaling
-        drawn: int = self._record(LastHandsDrawn(card=card, seconds_left=seconds))
+        drawn: int = self._record(LastHandsDrawn(card=card, seconds_left=seconds, by=by))
         self._wake.set()
         return drawn
 
-    async def rebuy(self, player: str) -> None:
+    async def rebuy(self, player: str, by: Actor | None = None) -> None:
         """TOURN-10/11: ``player`` rebuys; returns once the table has the chips
         (:class:`~.purchases.Purchases`)."""
-        await self.purchases.rebuy(player)
+        await self.purchases.rebuy(player, by)
 
-    async def add_on(self, player: str) -> None:
+    async def add_on(self, player: str, by: Actor | None = None) -> None:
         """TOURN-12: ``player`` takes the add-on; returns once the table has the chips."""
-        await self.purchases.add_on(player)
+        await self.purchases.add_on(player, by)
 
-    async def carry_out_floor_work(self, version: int | None = None) -> int:
+    async def carry_out_floor_work(self, version: int | None = None,
+                                   by: Actor | None = None) -> int:
         """Hold the tables, carry out every operation due, make the tables match, release
         them; returns the number of moves. ``version``: refuse if the floor changed since
-        the suggestion with that version was shown."""
-        return await self.floorwork.carry_out(version)
+        the suggestion with that version was shown; ``by``: who confirmed (None: the
+        floor's task balancing on its own)."""
+        return await self.floorwork.carry_out(version, by)
 
     async def run_until_winner(self, timeout_s: float | None = None) -> None:
         """Wait for the winner (the floor runs on its own task)."""

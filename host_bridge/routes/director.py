@@ -3,9 +3,11 @@ over its own tables, every route under the tournament's id
 (``/api/v1/director/tournaments/{tid}/...``): create one over tables, register and
 late-register players, start it (the seat draw), balancing suggestions and their
 confirmation, hand-for-hand, places and payouts, the last hands of the day, rebuys and
-add-ons.
+add-ons, and the floor's log of those decisions.
 
-Roles: every role reads; ``director`` and ``admin`` act. Bad input is a 422 naming the
+Roles: every role reads; ``director`` and ``admin`` act; the log is read by ``director``,
+``admin`` and ``floor``. Every action is journaled with who took it (the token's grant
+name and role: :class:`~host_bridge.director.journal.Actor`). Bad input is a 422 naming the
 field; a refusal by the rules is a 409 naming the rule (``rule``) and what to do; an
 unknown tournament is a 404 naming the id.
 
@@ -22,8 +24,9 @@ import logging
 from collections.abc import Callable, Sequence
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Depends, FastAPI, HTTPException, Path, Request, status
+from fastapi import APIRouter, Depends, FastAPI, HTTPException, Path, Query, Request, status
 from fastapi.responses import JSONResponse
+from pydantic import BaseModel
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session, sessionmaker
 
@@ -31,9 +34,15 @@ from controller.rules.errors import RulesError
 from controller.sync.messages import EventMessage
 from host_bridge.bridge import Bridge
 from host_bridge.db import writer_sessions
-from host_bridge.deps import COMMANDERS_DIRECTOR, READERS, Principal, require
+from host_bridge.deps import (
+    COMMANDERS_DIRECTOR,
+    COMMANDERS_FLOOR,
+    READERS,
+    Principal,
+    require,
+)
 from host_bridge.director.entries import Stage
-from host_bridge.director.journal import DirectorJournal
+from host_bridge.director.journal import LOG_LIMIT, Actor, DirectorJournal, describe
 from host_bridge.director.options import TournamentOptions
 from host_bridge.director.purchases import PurchaseUnconfirmed
 from host_bridge.director.schemas import (
@@ -58,6 +67,8 @@ PREFIX = "/api/v1/director/tournaments"
 
 Reader = Annotated[Principal, Depends(require(READERS, "read the tournament"))]
 Director = Annotated[Principal, Depends(require(COMMANDERS_DIRECTOR, "run the tournament"))]
+LogReader = Annotated[Principal, Depends(require(COMMANDERS_FLOOR,
+                                                 "read the tournament's decisions"))]
 TournamentId = Annotated[str, Path(min_length=1, max_length=64,
                                    description="the tournament's id (GET " + PREFIX + ")")]
 AUTH: dict[int | str, dict[str, Any]] = {
@@ -180,16 +191,17 @@ class DirectorRoom:
 
     # -- creating -----------------------------------------------------------------------------
     async def create(self, options: TournamentOptions, *,
-                     clock: Callable[[], float] | None = None) -> TournamentDirector:
+                     clock: Callable[[], float] | None = None,
+                     by: Actor | None = None) -> TournamentDirector:
         """A new tournament over tables no live tournament uses (TOURN-1). ``clock``: its
         level clock's time (``pitboss demo`` runs it fast); the host's monotonic one if
-        not given."""
+        not given. ``by``: who created it (journaled)."""
         async with self._lock:
             self._verify_tables_free(options)
             director = TournamentDirector.create(
                 options, self.bridge.desk, journal=self.journal,
                 command_timeout_s=self.bridge.settings.command_timeout_s,
-                since=self._last_seqs(list(options.tables)),
+                since=self._last_seqs(list(options.tables)), by=by,
                 **({} if clock is None else {"clock": clock}))
             self.directors[director.id] = director
         return director
@@ -226,6 +238,11 @@ def get_room(request: Request) -> DirectorRoom:
 
 
 Room = Annotated[DirectorRoom, Depends(get_room)]
+
+
+def actor(who: Principal) -> Actor:
+    """Who did it, as the journal keeps it: the token's grant name and role."""
+    return Actor(name=who.name, role=Role(who.role).value)
 
 
 def refused(exc: RulesError) -> HTTPException:
@@ -270,7 +287,7 @@ async def list_tournaments(room: Room, _who: Reader) -> list[TournamentSummary]:
 
 @router.post("/tournaments", status_code=status.HTTP_201_CREATED,
              responses={**AUTH, **REFUSED, 422: {"description": "a field cannot be used"}})
-async def create_tournament(body: TournamentCreate, room: Room, _who: Director) -> Any:
+async def create_tournament(body: TournamentCreate, room: Room, who: Director) -> Any:
     """Create a tournament over tables with its players registered (TOURN-1/8); refused
     (409, TOURN-1) over a table another tournament that is not finished uses. The answer
     carries its ``id``. Roles: ``director``, ``admin``."""
@@ -297,7 +314,7 @@ async def create_tournament(body: TournamentCreate, room: Room, _who: Director) 
         field = exc.reason.split(":", 1)[0]
         return invalid(field if field in _FIELDS else "name", exc.reason)
     try:
-        director = await room.create(options)
+        director = await room.create(options, by=actor(who))
     except RulesError as exc:
         if "is already registered" in exc.reason or "listed twice" in exc.reason:
             return invalid("players", exc.reason)
@@ -316,19 +333,19 @@ async def read_tournament(tid: TournamentId, room: Room, _who: Reader) -> Tourna
 @router.post("/tournaments/{tid}/players", status_code=status.HTTP_201_CREATED,
              responses={**AUTH, **NONE, **REFUSED})
 async def register_player(tid: TournamentId, body: PlayerCreate, room: Room,
-                          _who: Director) -> TournamentPublic:
+                          who: Director) -> TournamentPublic:
     """Register a player; once running, a late entry seated by TOURN-4 while late
     registration is open (TOURN-5). Roles: ``director``, ``admin``."""
     director = await room.ready(tid)
     try:
-        await director.register(body.player)
+        await director.register(body.player, actor(who))
     except RulesError as exc:
         raise refused(exc) from None
     return TournamentPublic.model_validate(director.status())
 
 
 @router.post("/tournaments/{tid}/start", responses={**AUTH, **NONE, **REFUSED})
-async def start_tournament(tid: TournamentId, room: Room, _who: Director) -> TournamentPublic:
+async def start_tournament(tid: TournamentId, room: Room, who: Director) -> TournamentPublic:
     """The seat draw (TOURN-2); players are seated at the tables and the clock starts.
     Roles: ``director``, ``admin``."""
     director = await room.ready(tid)
@@ -340,7 +357,7 @@ async def start_tournament(tid: TournamentId, room: Room, _who: Director) -> Tou
         raise refused(RulesError(f"tables {', '.join(offline[:5])} are not online; the draw "
                                  "waits for every table (GET /api/v1/tables)", "TOURN-2"))
     try:
-        await director.start()
+        await director.start(actor(who))
     except RulesError as exc:
         raise refused(exc) from None
     return TournamentPublic.model_validate(director.status())
@@ -359,7 +376,7 @@ async def read_balancing(tid: TournamentId, room: Room, _who: Reader) -> Balanci
 
 @router.post("/tournaments/{tid}/balancing", responses={**AUTH, **NONE, **REFUSED})
 async def confirm_balancing(tid: TournamentId, body: BalanceConfirm, room: Room,
-                            _who: Director) -> TournamentPublic:
+                            who: Director) -> TournamentPublic:
     """Carry out the suggestions (the tables are held between hands while players move).
     Refused when the floor changed since ``version``. Roles: ``director``, ``admin``."""
     director = await room.ready(tid)
@@ -369,7 +386,7 @@ async def confirm_balancing(tid: TournamentId, body: BalanceConfirm, room: Room,
     if not director.suggestions():
         raise refused(RulesError("the tables are balanced: nothing to move", "TOURN-19"))
     try:
-        await director.carry_out_floor_work(body.version)
+        await director.carry_out_floor_work(body.version, actor(who))
     except RulesError as exc:
         raise refused(exc) from None
     return TournamentPublic.model_validate(director.status())
@@ -399,11 +416,9 @@ async def draw_last_hands(tid: TournamentId, body: LastHandsCreate, room: Room,
     Only with 15 to 5 minutes left in the level. Roles: ``director``, ``admin``."""
     director = await room.ready(tid)
     try:
-        await director.draw_last_hands(body.card)
+        await director.draw_last_hands(body.card, actor(who))
     except RulesError as exc:
         raise refused(exc) from None
-    log.info("%s (%s) drew the last hands of the day in %s", who.name,
-             Role(who.role).value, director.id)
     return TournamentPublic.model_validate(director.status())
 
 
@@ -414,13 +429,15 @@ BUYING: dict[int | str, dict[str, Any]] = {
     504: {"model": Message, "description": "the table has not reported the chips yet"}}
 
 
-async def _buy(room: DirectorRoom, tid: str, player: str, what: str) -> TournamentPublic:
+async def _buy(room: DirectorRoom, tid: str, player: str, what: str, by: Actor
+               ) -> TournamentPublic:
     director = await room.ready(tid)
     if player not in director.model.current:
         raise HTTPException(status.HTTP_404_NOT_FOUND, f"player {player!r} is not registered "
                             f"in tournament {director.id} (GET {PREFIX}/{director.id})")
     try:
-        await (director.rebuy(player) if what == "rebuy" else director.add_on(player))
+        await (director.rebuy(player, by) if what == "rebuy"
+               else director.add_on(player, by))
     except PurchaseUnconfirmed as exc:
         raise HTTPException(status.HTTP_504_GATEWAY_TIMEOUT, exc.reason) from None
     except RulesError as exc:
@@ -430,19 +447,48 @@ async def _buy(room: DirectorRoom, tid: str, player: str, what: str) -> Tourname
 
 @router.post("/tournaments/{tid}/players/{player}/rebuy",
              responses={**AUTH, **BUYING, **REFUSED})
-async def rebuy_player(tid: TournamentId, player: PlayerId, room: Room, _who: Director
+async def rebuy_player(tid: TournamentId, player: PlayerId, room: Room, who: Director
                        ) -> TournamentPublic:
     """TOURN-10/11: a rebuy of the starting stack, while the player has at most the
     starting stack and within the rebuy levels; the player's table is held between hands,
     adds the chips and reports them, and the model and the prize pool follow. Roles:
     ``director``, ``admin``."""
-    return await _buy(room, tid, player, "rebuy")
+    return await _buy(room, tid, player, "rebuy", actor(who))
 
 
 @router.post("/tournaments/{tid}/players/{player}/add-on",
              responses={**AUTH, **BUYING, **REFUSED})
-async def add_on_player(tid: TournamentId, player: PlayerId, room: Room, _who: Director
+async def add_on_player(tid: TournamentId, player: PlayerId, room: Room, who: Director
                         ) -> TournamentPublic:
     """TOURN-12: the add-on, once per player, in the break after level 2; carried to the
     table like a rebuy. Roles: ``director``, ``admin``."""
-    return await _buy(room, tid, player, "add_on")
+    return await _buy(room, tid, player, "add_on", actor(who))
+
+
+class LogEntryPublic(BaseModel):
+    """One decision journaled: its number, when (wall-clock seconds), what, and who took
+    it (``by`` null: the floor's own task, e.g. hand-for-hand by the margin, or a journal
+    written before the field existed)."""
+
+    seq: int
+    at: float
+    kind: str
+    what: str
+    by: Actor | None
+
+
+@router.get("/tournaments/{tid}/log", responses={**AUTH, **NONE})
+async def read_log(tid: TournamentId, room: Room, _who: LogReader,
+                   after: Annotated[int, Query(ge=0, description="only decisions numbered "
+                                               "after this seq")] = 0,
+                   last: Annotated[int | None, Query(ge=1, le=LOG_LIMIT, description=(
+                       "only the last this many"))] = None) -> list[LogEntryPublic]:
+    """The tournament's decisions in the order they were taken, each with who took it and
+    when: creation, registrations, the start, balancing, hand-for-hand, the last hands,
+    rebuys and add-ons, re-entries, surrenders, deals, penalties, the sit & go, a
+    cancellation (the tables' reports and the clock's ticks are left out). Kept in the
+    journal, so a restart keeps them. Roles: ``director``, ``admin``, ``floor``."""
+    room.find(tid)
+    return [LogEntryPublic(seq=j.seq, at=j.at, kind=j.entry.kind, what=describe(j.entry),
+                           by=getattr(j.entry, "by", None))
+            for j in room.journal.decisions(tid, after=after, last=last)]

@@ -186,13 +186,13 @@ async def create_sit_and_go(body: SitAndGoCreate, room: Room, who: Director) -> 
                                 starting_stack=500, seed=body.seed, payouts=(10_000,))
     try:
         options.verify()
-        director = await room.create(options)
+        director = await room.create(options, by=actor(who))
     except RulesError as exc:
         raise refused(exc) from None
     director.discipline.set_sit_and_go(body.format, body.buy_in, body.fee, actor(who))
     for player in body.players:
         try:
-            await director.register(player)
+            await director.register(player, actor(who))
         except RulesError as exc:
             return invalid("players", exc.reason)
     return TournamentPublic.model_validate(director.status())

@@ -36,10 +36,9 @@ from host_bridge.director import (
 )
 from host_bridge.director.cancel import (
     NonCashPrize,
-    cancel_below_minimum,
     prizes_in_money,
-    unregister,
 )
+from host_bridge.director.registration import cancel_below_minimum, unregister
 from host_bridge.director.setup import jackpot_setup_for
 from host_bridge.director.sng import (
     HEXAPRO,
