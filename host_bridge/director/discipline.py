@@ -56,8 +56,15 @@ from .journal import (
     MultiplierDrawn,
     PenaltyGiven,
     SitAndGoSet,
+    Unregistered,
 )
 from .options import TournamentOptions
+from .registration import (
+    cancel_below_minimum,
+    unregister,
+    verify_below_minimum,
+    verify_unregister,
+)
 from .seating import Move
 from .setup import jackpot_setup_for
 from .sng import BUY_INS, Multiplier, draw_multiplier, jackpot_table
@@ -222,14 +229,23 @@ class Discipline:
                                              if ts.players))
 
     async def cancel(self, cause: str, by: Actor, reason: str = "") -> dict[str, Compensation]:
-        """Cancel now: compensation by the stage reached, the tables closed and freed."""
+        """Cancel now: compensation by the stage reached, the tables closed and freed;
+        ``too_few`` only for a field below its minimum that never started (CANCEL-9)."""
         self.preview()  # refuses a finished or cancelled tournament
+        if cause == "too_few":
+            verify_below_minimum(self._d.model)
         d = self._d
         async with d._floor_lock:  # not in the middle of moves
             await d.stop()  # the floor's task stops dealing and balancing
             d._record(Cancelled(cause=cause, by=by, reason=reason))  # type: ignore[arg-type]
         await d._finish()  # hand-for-hand ended, tables closed, finished
         return self.compensation
+
+    def unregister(self, player: str, by: Actor) -> Compensation:
+        """TOURN-7: ``player`` leaves the field before the start, buy-in and fee back."""
+        verify_unregister(self._d.model, player)  # refuses before anything is journaled
+        refund: Compensation = self._d._record(Unregistered(player=player, by=by))
+        return refund
 
     # -- the sit & go (SNG-1..7) --------------------------------------------------------------
     def set_sit_and_go(self, fmt: str, buy_in: int, fee: int, by: Actor) -> None:
@@ -290,9 +306,18 @@ class Discipline:
         match entry:
             case PenaltyGiven():
                 self._apply_penalty(entry)
+            case Cancelled(cause="too_few"):
+                self.compensation = cancel_below_minimum(self._d.model)
+                self.cancelled = entry
             case Cancelled():
                 self.compensation = self._d.model.cancel()
                 self.cancelled = entry
+            case Unregistered(player=player):
+                refund = unregister(self._d.model, player)
+                self.decisions.append({**entry.model_dump(mode="json", exclude={"by"}),
+                                       "by": entry.by.name, "role": entry.by.role,
+                                       "refund": refund.total})
+                return refund
             case SitAndGoSet():
                 self._apply_sng(entry)
             case MultiplierDrawn():

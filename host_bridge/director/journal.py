@@ -215,6 +215,13 @@ class Cancelled(FloorDecision):
     reason: str = ""
 
 
+class Unregistered(FloorDecision):
+    """TOURN-7: a player left the field before the start, buy-in and fee refunded."""
+
+    kind: Literal["unregistered"] = "unregistered"
+    player: str
+
+
 class SitAndGoSet(FloorDecision):
     """SNG-1..7: this tournament is a HexaPro (Extreme) sit & go at this buy-in and fee."""
 
@@ -237,7 +244,7 @@ DirectorInput = Annotated[
     | ClockState | FloorOp | HandForHandOn | HandForHandOff | HandForHandSkip
     | LastHandsDrawn
     | ReEnter | Surrender | DealMade  # the director's money (money.py)
-    | PenaltyGiven | Cancelled | SitAndGoSet | MultiplierDrawn,  # discipline.py
+    | PenaltyGiven | Cancelled | SitAndGoSet | MultiplierDrawn | Unregistered,  # discipline.py
     Field(discriminator="kind")]
 """Every input the director journals, one model a kind."""
 _INPUTS: Final[TypeAdapter[DirectorInput]] = TypeAdapter(DirectorInput)

@@ -38,6 +38,7 @@ from host_bridge.routes.director import (
     NONE,
     REFUSED,
     Director,
+    PlayerId,
     Reader,
     Room,
     TournamentId,
@@ -97,6 +98,23 @@ def _preview(director: TournamentDirector) -> CancelPreviewPublic:
     return CancelPreviewPublic(stage=director.model.stage.value, rule=", ".join(rules),
                                cause_rule=cause, compensation=rows,
                                total=sum(r.total for r in rows))
+
+
+@router.delete("/tournaments/{tid}/players/{player}", responses={**AUTH, **NONE, **REFUSED})
+async def unregister_player(tid: TournamentId, player: PlayerId, room: Room,
+                            who: Director) -> dict[str, Any]:
+    """TOURN-7: a player leaves the field before the start; their buy-in and fee are
+    refunded (``refund`` in cents). Refused (409) once play has started (TOURN-7) or for a
+    player not registered (TOURN-6). Roles: ``director``, ``admin``."""
+    director = await room.ready(tid)
+    try:
+        refund = director.discipline.unregister(player, actor(who))
+    except RulesError as exc:
+        raise refused(exc) from None
+    log.info("%s (%s) unregistered %s from %s", who.name, Role(who.role).value, player,
+             director.id)
+    return {"player": player, "refund": refund.total, "rule": "TOURN-7",
+            "entries": len(director.model.entries)}
 
 
 @router.get("/tournaments/{tid}/cancellation", responses={**AUTH, **NONE, **REFUSED})

@@ -61,6 +61,8 @@ OPERATIONS = [
     ("POST", "/api/v1/director/tournaments/{tid}/penalties"),
     ("GET", "/api/v1/director/tournaments/{tid}/cancellation"),
     ("POST", "/api/v1/director/tournaments/{tid}/cancellation"),
+    ("DELETE", "/api/v1/director/tournaments/{tid}/players/{player}"),
+    ("GET", "/api/v1/director/tournaments/{tid}/log"),
     ("GET", "/api/v1/director/tournaments/{tid}/move-slips"),
     ("POST", "/api/v1/director/sit-and-go"),
     # the players' clock screen (issue 19): public, no token

@@ -270,3 +270,52 @@ def test_sng_2_a_buy_in_not_on_offer_is_refused_and_nothing_is_created(
         "buy_in": 1_000, "table": "T1"}, headers=auth(Role.FLOOR))
     assert r.status_code == 403
     assert client.get(URL, headers=auth(Role.VIEWER)).json() == []
+
+
+# -- the field before the start (TOURN-7, CANCEL-9) --------------------------------------------
+def test_tourn_7_unregister_from_the_floor_refunds_and_is_refused_once_started(
+        floor_app: tuple[TestClient, LocalFloor]) -> None:
+    client, _ = floor_app
+    where = create(client, players=4)
+    assert client.delete(f"{where}/players/p01", headers=auth(Role.FLOOR)).status_code == 403
+    r = client.delete(f"{where}/players/p01", headers=auth(Role.DIRECTOR))
+    assert r.status_code == 200, r.text
+    assert r.json() == {"player": "p01", "refund": BUY_IN + FEE, "rule": "TOURN-7",
+                        "entries": 3}
+    decision = floor_of(client, where)["decisions"][-1]
+    assert (decision["kind"], decision["player"], decision["by"]) == \
+        ("unregistered", "p01", "director-1")
+    again = client.delete(f"{where}/players/p01", headers=auth(Role.DIRECTOR))
+    assert again.status_code == 409 and again.headers["X-Rule"] == "TOURN-6"
+    assert client.post(f"{where}/start", headers=auth(Role.DIRECTOR)).status_code == 200
+    late = client.delete(f"{where}/players/p02", headers=auth(Role.DIRECTOR))
+    assert late.status_code == 409 and late.headers["X-Rule"] == "TOURN-7"
+    assert client.get(where, headers=auth(Role.VIEWER)).json()["stage"] == "running"
+
+
+def test_cancel_9_a_sit_and_go_short_of_its_field_is_cancelled_and_refunded(
+        tmp_path: Path) -> None:
+    app, _ = make_app(tmp_path, {"S1": 3}, seed=3)
+    with TestClient(app) as client:
+        r = client.post("/api/v1/director/sit-and-go", json={
+            "format": "hexapro", "buy_in": 1_000, "table": "S1", "players": ["a", "b"]},
+            headers=auth(Role.DIRECTOR))
+        assert r.status_code == 201, r.text
+        where = f"{URL}/{r.json()['id']}"
+        r = client.post(f"{where}/cancellation", json={"cause": "too_few"},
+                        headers=auth(Role.DIRECTOR))
+        assert r.status_code == 200, r.text
+        paid = r.json()["compensation"]  # every buy-in back, as before any start
+        assert [(c["player"], c["total"], c["rule"]) for c in paid] == \
+            [("a", 1_000, "CANCEL-1"), ("b", 1_000, "CANCEL-1")]
+        assert client.get(where, headers=auth(Role.VIEWER)).json()["stage"] == "cancelled"
+
+
+def test_cancel_9_a_full_field_is_not_cancelled_as_too_few(
+        floor_app: tuple[TestClient, LocalFloor]) -> None:
+    client, _ = floor_app
+    where = create(client, players=4)
+    r = client.post(f"{where}/cancellation", json={"cause": "too_few"},
+                    headers=auth(Role.DIRECTOR))
+    assert r.status_code == 409 and r.headers["X-Rule"] == "CANCEL-9"
+    assert client.get(where, headers=auth(Role.VIEWER)).json()["stage"] == "registering"
