@@ -88,9 +88,13 @@ class Money:
         """A new entry for an eliminated player, seated at once (TOURN-4)."""
         model = self._model
         model.verify_re_enter(player)
-        model.floor.suggest_late_entry(player, random.Random(0))  # a seat is free?
-        self._record(ReEnter(player=player, by=by))
-        await self._reconcile()
+        # one floor change at a time: a table break planned meanwhile would not see the
+        # new entry's seat, close its table and take the entry's chips out of play
+        async with self._lock:
+            model.verify_re_enter(player)  # again: the floor may have moved on meanwhile
+            model.floor.suggest_late_entry(player, random.Random(0))  # a seat is free?
+            self._record(ReEnter(player=player, by=by))
+            await self._reconcile()
 
     # -- surrender (TOURN-15) ------------------------------------------------------------------
     async def surrender(self, player: str, chips: int, by: Actor) -> None:

@@ -259,10 +259,13 @@ class TournamentDirector:
         """Enter a player: before the start, or a late entry seated at once (TOURN-4);
         ``by``: who entered them (journaled)."""
         self.model.verify_register(player)
-        if self.model.stage is Stage.RUNNING:
+        if self.model.stage is not Stage.RUNNING:
+            self._record(Register(player=player, by=by))
+            return
+        async with self._floor_lock:  # a late entry's seat and a table break, one at a time
+            self.model.verify_register(player)
             self.model.floor.suggest_late_entry(player, random.Random(0))  # a seat exists?
-        self._record(Register(player=player, by=by))
-        if self.model.stage is Stage.RUNNING:
+            self._record(Register(player=player, by=by))
             await self.floorwork.reconcile()
 
     async def start(self, by: Actor | None = None) -> None:
