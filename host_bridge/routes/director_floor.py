@@ -18,10 +18,8 @@ from fastapi import APIRouter, status
 from fastapi.responses import HTMLResponse
 
 from controller.rules.errors import RulesError
-from host_bridge.deps import Principal
 from host_bridge.director.discipline import compensation_rows, verify_sit_and_go
 from host_bridge.director.entries import Stage
-from host_bridge.director.journal import Actor
 from host_bridge.director.options import TournamentOptions
 from host_bridge.director.schemas import (
     CancelCreate,
@@ -42,6 +40,7 @@ from host_bridge.routes.director import (
     Reader,
     Room,
     TournamentId,
+    actor,
     invalid,
     refused,
 )
@@ -49,11 +48,6 @@ from host_bridge.settings import Role
 
 log = logging.getLogger(__name__)
 router = APIRouter(prefix="/director", tags=["director"])
-
-
-def actor(who: Principal) -> Actor:
-    """Who did it, as the journal keeps it."""
-    return Actor(name=who.name, role=Role(who.role).value)
 
 
 def floor_public(director: TournamentDirector) -> FloorPublic:

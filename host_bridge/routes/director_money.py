@@ -17,7 +17,6 @@ from typing import Annotated
 from fastapi import APIRouter, HTTPException, Query, status
 
 from controller.rules.errors import RulesError
-from host_bridge.director.journal import Actor
 from host_bridge.director.schemas import (
     BountiesPublic,
     DealConfirm,
@@ -39,17 +38,13 @@ from host_bridge.routes.director import (
     Reader,
     Room,
     TournamentId,
+    actor,
     refused,
 )
 from host_bridge.settings import Role
 
 log = logging.getLogger(__name__)
 router = APIRouter(prefix="/director", tags=["director"])
-
-
-def actor(who: Director) -> Actor:
-    """The principal as the journal records them."""
-    return Actor(name=who.name, role=Role(who.role).value)
 
 
 async def _player(room: DirectorRoom, tid: str, player: str) -> TournamentDirector:
