@@ -5,6 +5,7 @@ the page lists who was paid what, and who made the deal."""
 from __future__ import annotations
 
 import json
+import re
 import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
@@ -67,4 +68,45 @@ def test_tourn_29_the_director_previews_an_icm_deal_and_confirms_it_on_the_page(
     assert status["stage"] == "finished"
     prizes = {p["player"]: p["prize"] for p in status["places"]}
     assert prizes == {p["player"]: p["amount"] for p in plan["players"]}
+    page.context.close()
+
+
+def test_tourn_10_12_a_rebuy_and_the_add_on_from_the_page_reach_the_table(
+        browser: Any, served: DirectorBridge, expect: Any) -> None:
+    """The Rebuy and Add-on buttons: the player's rebuy at the table in level 1 (TOURN-10),
+    the add-on refused with TOURN-12 before the break and taken in it."""
+    start = 5_000
+    created = served.post("/director/tournaments", {
+        "name": "Rebuy night", "tables": TABLES, "players": [f"p{i:02d}" for i in range(12)],
+        "starting_stack": start, "buy_in": 10_000, "seed": 6, "rebuy_levels": 2,
+        "rebuy_fee": 1_000, "add_on": True, "level_minutes": 5 / 60,
+        "breaks": [{"after_level": 2, "minutes": 30}]})
+    tid = created["id"]
+    served.post(f"/director/tournaments/{tid}/start", {})
+    page = browser.new_context(viewport={"width": 1400, "height": 1400}).new_page()
+    page.goto(f"{served.url}/dashboard/director.html?t={tid}")
+    page.get_by_label("Access token").fill(TOKENS[Role.DIRECTOR])
+    page.get_by_role("button", name="Sign in").click()
+    expect(page.locator("#t-who")).to_have_text("Signed in as director")
+
+    def stack(player: str) -> int:
+        status = get(served, f"/director/tournaments/{tid}")
+        return int(next(p["stack"] for t in status["tables"] for p in t["players"]
+                    if p["player"] == player))
+
+    page.locator("#m-player").fill("p03")
+    page.get_by_role("button", name="Rebuy").click()
+    expect(page.locator("#t-log")).to_contain_text("Rebuy for p03: the table has the chips.")
+    assert stack("p03") == 2 * start
+    assert ("p03", 2 * start) in [s for table in served.floor.tables.values()
+                                  for s in table.seats.values()]
+    page.locator("#m-player").fill("p05")
+    page.get_by_role("button", name="Add-on").click()  # level 1 or 2: no add-on yet
+    expect(page.locator("#t-log")).to_contain_text("TOURN-12")
+    assert stack("p05") == start
+    expect(page.locator("#t-facts")).to_contain_text(re.compile(r"Clock\s*break \d"),
+                                                     timeout=20_000)  # after level 2
+    page.get_by_role("button", name="Add-on").click()
+    expect(page.locator("#t-log")).to_contain_text("Add-on for p05: the table has the chips.")
+    assert stack("p05") == 2 * start
     page.context.close()
