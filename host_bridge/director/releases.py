@@ -58,7 +58,8 @@ class HandReleases:
             await self._link.broadcast([HandForHandCommand(on=True)], live)
             await self._link.until(lambda: all(views[w].hand_for_hand
                                                and not self._link.in_hand(w)
-                                               for w in live if not views[w].closed))
+                                               for w in live if not views[w].closed),
+                                  what=f"{', '.join(live)} dealing hand for hand")
             self._record(HandForHandOn(tables=sorted(views[w].number for w in live
                                                      if not views[w].closed)))
         elif not wanted and self._dealing.h4h is not None:

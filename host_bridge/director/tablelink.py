@@ -103,7 +103,8 @@ class TableLink:
         todo = [w for w in wires if not views[w].closed and not views[w].paused]
         await asyncio.gather(*(self.command(w, Pause()) for w in todo))
         await self.until(lambda: all((views[w].paused or views[w].closed)
-                                     and not self.in_hand(w) for w in wires))
+                                     and not self.in_hand(w) for w in wires),
+                         what=f"{', '.join(wires)} paused with no hand in play")
 
     async def release(self, wires: Sequence[str]) -> None:
         """Let held ``wires`` deal again, except a table that has played its last hands
@@ -120,9 +121,9 @@ class TableLink:
 
     # -- waiting for reports ----------------------------------------------------------------
     async def until(self, ready: Callable[[], bool], timeout_s: float | None = None, *,
-                    quiet: bool = False) -> bool:
+                    quiet: bool = False, what: str = "what the director waited for") -> bool:
         """Wait until ``ready()`` holds after some report; False on timeout (noted as an
-        anomaly unless ``quiet``)."""
+        anomaly naming ``what`` was awaited, unless ``quiet``)."""
         if ready():
             return True
         future: asyncio.Future[None] = asyncio.get_running_loop().create_future()
@@ -133,8 +134,8 @@ class TableLink:
             return True
         except TimeoutError:
             if not quiet:
-                self._anomaly("the tables did not report what the director waited for in "
-                              "time")
+                self._anomaly(f"the tables did not report {what} in time "
+                              f"({timeout_s or self.timeout_s:g} s)")
             return False
         finally:
             self._waiters = [(r, f) for r, f in self._waiters if f is not future]
