@@ -27,6 +27,7 @@ from controller.events import (
     ButtonPlaced,
     CameBack,
     CardBurned,
+    CardRead,
     ChipsCounted,
     ClockCalled,
     ClockSynced,
@@ -43,6 +44,7 @@ from controller.events import (
     HandVoided,
     HoleDealt,
     HouseSet,
+    InputTaken,
     Irregularity,
     LevelSet,
     MisdealDeclared,
@@ -99,7 +101,7 @@ LOG_ONLY: Final = (HoleDealt, ActionAccepted, CardBurned, ActionsUndone, ActionC
                    PenaltyServed, SeatPresence, PlayerCheckedIn, ShotClockReport,
                    HandReleased, DeckReport, Rejected, ColourUpStarted, ChipsCounted,
                    RaceCardDealt, RaceDealtAgain, RaceChipsAwarded, ColourUpStepUndone,
-                   ColourUpCancelled, SeatNodeBack, ButtonPlaced)
+                   ColourUpCancelled, SeatNodeBack, ButtonPlaced, InputTaken, CardRead)
 #: events that end the hand in progress
 HAND_OVER: Final = (HandEnded, HandVoided, MisdealDeclared)
 
@@ -195,7 +197,8 @@ def apply_event(session: Session, table: PokerTable, message: EventMessage, seq:
                 | PlayerCheckedIn() | ShotClockReport() | HandReleased() | DeckReport() \
                 | Rejected() | ColourUpStarted() | ChipsCounted() | RaceCardDealt() \
                 | RaceDealtAgain() | RaceChipsAwarded() | ColourUpStepUndone() \
-                | ColourUpCancelled() | SeatNodeBack() | ButtonPlaced():
+                | ColourUpCancelled() | SeatNodeBack() | ButtonPlaced() | InputTaken() \
+                | CardRead():
             pass  # LOG_ONLY: the event log already holds what the floor keeps of these
         case _:
             assert_never(event)

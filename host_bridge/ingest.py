@@ -41,7 +41,7 @@ from pydantic import BaseModel, ValidationError
 from sqlalchemy import bindparam, insert, select, update
 from sqlalchemy.orm import Session, sessionmaker
 
-from controller.events import CardBurned, HandEnded, HoleDealt
+from controller.events import CardBurned, CardRead, HandEnded, HoleDealt
 from controller.sync.errors import MessageRejected
 from controller.sync.messages import (
     AckMessage,
@@ -54,6 +54,7 @@ from controller.sync.messages import (
     parse_message,
 )
 from controller.sync.topics import PREFIX, Topics
+from host_bridge.card_reads import flush_reads, read_seqs, take_read
 from host_bridge.floor_model import (
     HAND_OVER,
     OPEN_HANDS,
@@ -91,7 +92,7 @@ __all__ = ["HOLD_AHEAD", "STATE_FIELDS", "FeedItem", "Ingest", "IngestResult", "
 
 
 #: Events that count as stored only once their secure/cards half has arrived too.
-_SECRET_HALF = (HoleDealt, CardBurned)
+_SECRET_HALF = (HoleDealt, CardBurned, CardRead)
 
 
 _MODELS: dict[str, type[BaseModel]] = {
@@ -368,6 +369,7 @@ class Ingest:
                     HoleCards.table_id == table_id, HoleCards.seq > table.acked_seq)):
                 cursor.cards.add(seq)
                 cursor.holes[seq] = cards
+            cursor.cards.update(read_seqs(session, table_id, table.acked_seq))  # issue 21
             self._cursors[table_id] = cursor
         return cursor
 
@@ -463,6 +465,8 @@ class Ingest:
         event. Other hole cards for a seq that holds some are a conflict."""
         cursor = self._cursor(batch, message.table)
         seq = message.seq
+        if message.what == "read" and take_read(cursor, batch, message, self._clock()):
+            return  # the card a reader read (issue 21), for the dispute timeline alone
         if seq in cursor.cards:
             stored = cursor.holes.get(seq)
         elif seq <= cursor.acked_seq:
@@ -484,8 +488,8 @@ class Ingest:
             cursor.cards.add(seq)
             if message.what == "hole":
                 cursor.holes[seq] = list(message.cards)
-        if message.what == "burn":
-            return  # a burn card completes its event; the floor never shows burns
+        if message.what != "hole":
+            return  # a burn completes its event (never shown); a read's copy: stored already
         row = {"table_id": message.table, "seq": seq, "hand_no": message.hand_no,
                "player": message.player, "cards": list(message.cards),
                "received_at": self._clock()}
@@ -507,7 +511,7 @@ class Ingest:
             for _, _, p in batch.events:
                 p.in_db = True
             batch.events.clear()
-        if batch.cards:
+        if batch.cards and flush_reads(session, batch.cards):  # the reads' rows go first
             session.connection().execute(insert(HoleCards.__table__),  # type: ignore[arg-type]
                                          batch.cards)
             batch.cards.clear()

@@ -1,9 +1,9 @@
 """The floor model in the store (SQLAlchemy 2, typed): tables, seats, players, stacks,
 levels, hands with their PHH, the event log, the hole cards, and the audit log.
 
-Hole cards live in :class:`HoleCards` and in :attr:`Hand.phh` only; every other column is
-public. The migrations in ``host_bridge/migrations`` must match these models (a test runs
-Alembic's comparison).
+Hole cards live in :class:`HoleCards` and in :attr:`Hand.phh` only, the cards the readers
+read in :class:`CardReadRecord` only; every other column is public. The migrations in
+``host_bridge/migrations`` must match these models (a test runs Alembic's comparison).
 """
 
 from __future__ import annotations
@@ -175,6 +175,22 @@ class HoleCards(Base):
     received_at: Mapped[float] = mapped_column(Float)
 
 
+class CardReadRecord(Base):
+    """The secret half of a ``card_read`` event (``secure/cards``, ``what`` "read", same
+    seq): which card a table's reader read. Secret like :class:`HoleCards`: only the
+    dispute timeline shows it, to the roles it lets see cards."""
+
+    __tablename__ = "card_reads"
+    __table_args__ = (UniqueConstraint("table_id", "seq"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    table_id: Mapped[str] = mapped_column(ForeignKey("poker_tables.id"))
+    seq: Mapped[int] = mapped_column(BigInteger)
+    hand_no: Mapped[int] = mapped_column(Integer)
+    card: Mapped[str] = mapped_column(String(2))
+    received_at: Mapped[float] = mapped_column(Float)
+
+
 class AuditEntry(Base):
     """One command a person sent to a table, who sent it, and how the table answered."""
 
@@ -218,3 +234,22 @@ class SeqConflict(Base):
     count: Mapped[int] = mapped_column(Integer, default=1)
     confirm_asked_at: Mapped[float | None] = mapped_column(Float)
     verdict: Mapped[str | None] = mapped_column(String(16))
+
+
+class AlertAck(Base):
+    """A floor alert acknowledged (issue 20): which alert (its stable ``alert_id``, kind,
+    table and what it said), who acknowledged it and when (the bridge's clock); and when its
+    condition cleared (None while it lasts: a restarted bridge shows it acknowledged)."""
+
+    __tablename__ = "alert_acks"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    alert_id: Mapped[str] = mapped_column(String(128), index=True)
+    kind: Mapped[str] = mapped_column(String(32))
+    table_id: Mapped[str | None] = mapped_column(String(ID))
+    text: Mapped[str] = mapped_column(Text)
+    since: Mapped[float] = mapped_column(Float)  # when the alert was raised
+    actor: Mapped[str] = mapped_column(String(64))
+    role: Mapped[str] = mapped_column(String(16))
+    at: Mapped[float] = mapped_column(Float)
+    cleared_at: Mapped[float | None] = mapped_column(Float)

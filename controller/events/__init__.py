@@ -9,6 +9,8 @@ change, the host's commands and the public state, each a frozen pydantic model.
 - :mod:`.colour_up`: the colour-up's steps (its outcome is a ``stack_adjusted``).
 - :mod:`.nodes`: a seat node back after it was reported offline.
 - :mod:`.refusal`: an input the table refused, with the rule and the reason.
+- :mod:`.inputs`: the inputs themselves (reads, keys, taps, clock rulings), journaled
+  before they are applied (a card read's card is secret, like a hole card).
 - :mod:`.state`: the public state. :mod:`.commands`: the host's commands.
 - :mod:`.union`: :data:`TableEvent`, the one discriminated union (``kind``).
 
@@ -82,6 +84,7 @@ from .hand import (
     move_of,
 )
 from .house import HOUSE_TEXT_MAX, HouseSet, HouseView, RakeTaken
+from .inputs import CardRead, CardSeen, InputSource, InputTaken
 from .nodes import SEAT_NODE_OFFLINE, SeatNodeBack
 from .refusal import Rejected
 from .seats import (
@@ -130,6 +133,8 @@ __all__ = [
     "CallClock",
     "CameBack",
     "CardBurned",
+    "CardRead",
+    "CardSeen",
     "Change",
     "ChipsCounted",
     "ClockCalled",
@@ -157,6 +162,8 @@ __all__ = [
     "HoleDealt",
     "HouseSet",
     "HouseView",
+    "InputSource",
+    "InputTaken",
     "Irregularity",
     "JournalEvent",
     "JsonScalar",

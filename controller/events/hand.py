@@ -17,6 +17,7 @@ from controller.rules.cards import Card
 
 from .base import CardText, Chips, Count, Frozen, HandNo, LevelNo, RuleId, SeatNo, Text, Word
 from .game import GameSetup
+from .inputs import CardSeen
 
 
 class HandStarted(Frozen):
@@ -273,6 +274,7 @@ class BurnedCard(Frozen):
         return CardBurned(hand_no=self.hand_no)
 
 
-SecretEvent = HoleCardsDealt | BurnedCard
+SecretEvent = HoleCardsDealt | BurnedCard | CardSeen
+"""What the journal splits: its public face on ``event``, its cards on ``secure/cards``."""
 HandStep = Annotated[HoleDealt | BoardDealt | ActionAccepted, Field(discriminator="kind")]
 """An entry of the hand's log in public: a deal, a board, an action (the engine's log)."""

@@ -3,7 +3,8 @@
 :data:`TableEvent` is what goes out on ``table/{id}/event``, what the journal folds, what
 the host bridge parses once at its boundary and what its consumers ``match`` on. What the
 table hands the journal is a :data:`JournalEvent`: a public event, or a secret one
-(hole or burn cards) that the journal splits into its public face and ``secure/cards``.
+(hole or burn cards, a card read) that the journal splits into its public face and
+``secure/cards``.
 
 Schema rules (``schema`` in the envelope is 2): a change that every reader built from this
 package accepts, and that leaves old payloads valid, is additive and keeps the version: a
@@ -59,6 +60,7 @@ from .hand import (
     SecretEvent,
 )
 from .house import HouseSet, RakeTaken
+from .inputs import CardRead, CardSeen, InputTaken
 from .nodes import SeatNodeBack
 from .refusal import Rejected
 from .seats import (
@@ -96,6 +98,8 @@ PublicEvent = (
     | ColourUpStepUndone | ColourUpCancelled
     # a refusal: nothing changed
     | Rejected
+    # the inputs, journaled before they are applied (the floor's dispute timeline)
+    | InputTaken | CardRead
 )
 TableEvent = Annotated[PublicEvent, Field(discriminator="kind")]
 """Every public table event, discriminated by ``kind``."""
@@ -105,9 +109,10 @@ JournalEvent = PublicEvent | SecretEvent
 
 
 def is_secret(event: JournalEvent) -> bool:
-    """True for a secret event (hole or burn cards): the journal sends its cards on
-    ``secure/cards`` only, and nobody writes them to an INFO log (CARD-4)."""
-    return isinstance(event, HoleCardsDealt | BurnedCard)
+    """True for a secret event (hole or burn cards, a card read at a reader): the journal
+    sends its cards on ``secure/cards`` only, and nobody writes them to an INFO log
+    (CARD-4)."""
+    return isinstance(event, HoleCardsDealt | BurnedCard | CardSeen)
 
 TABLE_EVENTS: Final[TypeAdapter[PublicEvent]] = TypeAdapter(TableEvent)
 """Parses one event (a dict or JSON) into its model; refuses an unknown ``kind``."""

@@ -32,6 +32,7 @@ from pathlib import Path
 
 from controller.events import (
     BurnedCard,
+    CardSeen,
     HandVoided,
     HoleCardsDealt,
     JournalEvent,
@@ -239,7 +240,7 @@ class Journal:
             secure: bytes | None = None
             public_event: PublicEvent
             match event:
-                case HoleCardsDealt() | BurnedCard():  # secret: split it
+                case HoleCardsDealt() | BurnedCard() | CardSeen():  # secret: split it
                     public_event = event.public()
                     secure = SecureCards.of(event, table=self.table, boot=self.boot,
                                             seq=seq, ts=ts).to_wire()

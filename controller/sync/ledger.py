@@ -45,6 +45,7 @@ from controller.events import (
     CallClock,
     CameBack,
     CardBurned,
+    CardRead,
     ChipsCounted,
     ClockCalled,
     ClockSnapshot,
@@ -68,6 +69,7 @@ from controller.events import (
     HandVoided,
     HoleDealt,
     HouseSet,
+    InputTaken,
     Irregularity,
     LevelSet,
     MisdealDeclared,
@@ -397,6 +399,8 @@ def fold(state: PublicState, event: PublicEvent) -> PublicState:
             return _node_status(state, seat, online=True)
         case Irregularity() | DeckReport() | Rejected():
             return state  # a refusal changed nothing
+        case InputTaken() | CardRead():
+            return state  # an input, for audit: its outcome is what follows it
         case ColourUpStarted() | ChipsCounted() | RaceCardDealt() | RaceDealtAgain() \
                 | RaceChipsAwarded() | ColourUpStepUndone() | ColourUpCancelled():
             return state  # the colour-up's steps: its stack_adjusted changes the stacks

@@ -7,8 +7,9 @@ table sends, ``boot`` is the controller's boot id and ``seq`` the table's event 
 strictly increasing across boots (an event keeps the boot and seq it was journaled with,
 so a resend is byte-for-byte the original). For what the host sends, they are the host's.
 
-Hole and burn cards never appear in a public model: the secret events
-(:class:`~controller.events.HoleCardsDealt`, :class:`~controller.events.BurnedCard`) are
+Hole and burn cards never appear in a public model, nor the card a reader read: the secret
+events (:class:`~controller.events.HoleCardsDealt`, :class:`~controller.events.BurnedCard`,
+:class:`~controller.events.CardSeen`) are
 what the table hands the journal, and the journal splits each into a public face on
 ``event`` and a :class:`SecureCards` on ``secure/cards``, both with the same seq.
 
@@ -27,6 +28,7 @@ from pydantic import BaseModel, Field, TypeAdapter, ValidationError
 from controller.events import (
     COMMAND_NAMES,
     BurnedCard,
+    CardSeen,
     Command,
     Frozen,
     HoleCardsDealt,
@@ -80,14 +82,15 @@ class EventMessage(Envelope):
 
 class SecureCards(Envelope):
     """``table/{id}/secure/cards``: the hidden cards of the event with the same seq: a
-    player's hole cards (``what`` "hole", of a ``hole_dealt``) or a burn card ("burn",
-    of a ``burn``; ``player`` is None)."""
+    player's hole cards (``what`` "hole", of a ``hole_dealt``), a burn card ("burn", of a
+    ``burn``) or the card a reader read ("read", of a ``card_read``); ``player`` is None
+    but for hole cards."""
 
     seq: Seq
     hand_no: Annotated[int, Field(ge=1)]
     player: Count | None = None
     cards: tuple[CardText | None, ...]
-    what: Literal["hole", "burn"] = "hole"
+    what: Literal["hole", "burn", "read"] = "hole"
 
     @classmethod
     def of(cls, event: SecretEvent, *, table: str, boot: str, seq: int,
@@ -100,6 +103,9 @@ class SecureCards(Envelope):
             case BurnedCard():
                 return cls(table=table, boot=boot, seq=seq, ts=ts, hand_no=event.hand_no,
                            cards=(event.card,), what="burn")
+            case CardSeen():
+                return cls(table=table, boot=boot, seq=seq, ts=ts, hand_no=event.hand_no,
+                           cards=(event.card,), what="read")
 
 
 class StateMessage(Envelope):

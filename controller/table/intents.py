@@ -17,7 +17,20 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from controller.clocks.house import House
+from controller.events import InputSource
 from controller.rules.live import Decision, Declaration
+
+
+# ---------------------------------------------------------------- where an input came from
+@dataclass(frozen=True, slots=True)
+class Origin:
+    """Where an intent came from, for the journal's audit of inputs (``input`` events):
+    ``source`` one of ``reader``, ``keypad``, ``tablet``, ``clock``, ``node``; ``what``
+    the input in words (the keys pressed, the tap). An intent submitted without an origin
+    (the host's commands, the virtual dealer's own calls) is not journaled as an input."""
+
+    source: InputSource
+    what: str = ""
 
 
 # ---------------------------------------------------------------- cards and devices

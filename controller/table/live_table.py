@@ -35,6 +35,7 @@ from controller.devices.interfaces import BEEP_ERROR, Clock
 from controller.events import (
     BreakStarted,
     BurnedCard,
+    CardSeen,
     ClockSnapshot,
     DeckReport,
     HoleCardsDealt,
@@ -68,6 +69,7 @@ from .house_play import (
     terms,
     view_of,
 )
+from .input_journal import InputJournal
 from .lights import Level, SeatLights
 from .ports import Sink, TableDevices
 from .seating import SeatsAndDeck
@@ -77,7 +79,7 @@ from .timing import ClockPorts, TableClocks, levels_of
 __all__ = ["CONTINUE", "MISDEAL", "LiveTable", "Outcome", "Prompt", "Stage", "nothing"]
 
 log = logging.getLogger("pitboss.table")
-_SECRET = (HoleCardsDealt, BurnedCard)  # hole and burn cards: never logged
+_SECRET = (HoleCardsDealt, BurnedCard, CardSeen)  # hole, burn, read cards: never logged
 _LOGGED = (Rejected, Irregularity)  # what the dealer must read: logged with the reason
 
 
@@ -177,10 +179,15 @@ class LiveTable:
             colouring_up=lambda: self.colour_up.race is not None,
             enrolling=lambda: self.seating.enrolment is not None,
             on_hand_over=self._hand_over)
+        self.inputs = InputJournal(  # inputs journaled before they are applied (audit),
+            emit=lambda event: self.sink(event),  # to the journal alone: nothing to show
+            clock=self.clock, view=self.play, profile=prof,
+            card_of=lambda uid: None if (d := self.seating.deck) is None else d.card(uid))
         self.clocks = TableClocks(
             ClockPorts(clock=self.clock, view=self.play, roster=self.roster, emit=self.emit,
                        reject=self.play.reject, refresh_blinds=self.refresh_blinds,
-                       release_light=self.release_light, rule_on_time=self.play.clock_ruled,
+                       release_light=self.release_light,
+                       rule_on_time=self.inputs.clock_ruling(self.play.clock_ruled),
                        profile=profile, shot_clock=hardware.shot_clock,
                        buzzer=hardware.buzzer, light=hardware.light, blinds=hardware.blinds),
             levels=tuple(levels) if structure is None else levels_of(structure),
@@ -210,13 +217,15 @@ class LiveTable:
         self.clocks.start()
 
     # ================================================================ the one path in
-    def submit(self, intent: i.Intent) -> Outcome:
+    def submit(self, intent: i.Intent, origin: i.Origin | None = None) -> Outcome:
         """One intent from the dealer's terminal, a reader, a key or the host: accepted
         (its events journaled) or refused with the rule and a reason; the displays follow
-        once the outermost intent is done."""
+        once the outermost intent is done. One with an ``origin`` is journaled first."""
         outcome = Outcome(False)
         if not self._depth:
             self.clocks.poll()  # time ran out before this input: the clock ruled first
+            if origin is not None:
+                self.inputs.take(intent, origin)
         self._depth += 1
         self._outcomes.append(outcome)
         try:

@@ -41,6 +41,8 @@ from .ports import Held
 
 __all__ = ["CONTINUE", "MISDEAL", "Outcome", "Prompt", "Stage", "Table", "nothing"]
 
+_READER = i.Origin("reader")
+
 
 class Table(LiveTable):
     """One live table on its hardware, with a method per dealer or floor input."""
@@ -55,26 +57,34 @@ class Table(LiveTable):
         return len(events)
 
     def handle(self, event: DeviceEvent, *, refresh: bool = True) -> Outcome:
-        """One device event as its intent; the displays follow unless ``refresh`` is
-        False."""
+        """One device event as its intent, journaled as an input from its device first;
+        the displays follow unless ``refresh`` is False."""
         intent: i.Intent
+        origin: i.Origin | None = None
         if isinstance(event, CardArrived):
-            intent = i.CardPlaced(event.reader, event.uid)
+            intent, origin = i.CardPlaced(event.reader, event.uid), _READER
         elif isinstance(event, CardLeft):
-            intent = i.CardLifted(event.reader, event.uid)
+            intent = i.CardLifted(event.reader, event.uid)  # not journaled: see input_journal
         elif isinstance(event, KeyPressed):
-            intent = i.Key(event.key)
+            intent, origin = i.Key(event.key), i.Origin("keypad", f"key {event.key}")
         elif isinstance(event, SeatNodeOffline):
             intent = i.SeatNodeLost(event.seat)
+            origin = i.Origin("node", f"seat {event.seat}'s node stopped answering")
         elif isinstance(event, SeatNodeOnline):
             intent = i.SeatNodeBack(event.seat)
+            origin = i.Origin("node", f"seat {event.seat}'s node answers again")
         else:
             return Outcome(True)  # a key released, a button held: nothing for the table
         self._quiet = not refresh
         try:
-            return self.submit(intent)
+            return self.submit(intent, origin)
         finally:
             self._quiet = False
+
+    def submit_from(self, origin: i.Origin, intent: i.Intent) -> Outcome:
+        """``intent`` from the dealer's keypad or tablet (``origin``: which, and the keys
+        or the tap), journaled as an input before it is applied."""
+        return self.submit(intent, origin)
 
     async def run(self, *, tick_s: float = 0.25) -> None:
         """Handle the hardware's events as they come and keep the clocks running, on the

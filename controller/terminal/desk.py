@@ -44,6 +44,15 @@ class TableFace(Protocol):
 
 
 @runtime_checkable
+class InputsFace(Protocol):
+    """A table that journals its inputs (``Table.submit_from``): the keys or the tap that
+    made an intent go to the journal before it is applied, for the floor's dispute
+    timeline. A table without it is handed the bare intent."""
+
+    def submit_from(self, origin: i.Origin, intent: i.Intent) -> Outcome: ...
+
+
+@runtime_checkable
 class StraddleFace(Protocol):
     """A table that says which seats may straddle the next hand (``Table.straddle_seats``:
     none during a hand, or where the house plays no straddles). A table without it is
@@ -92,8 +101,9 @@ class Desk:
         return reply
 
     # ------------------------------------------------------------------ commands
-    def do(self, command: Command) -> Reply:
-        """Carry ``command`` out at the table; the reply is also on the screen."""
+    def do(self, command: Command, origin: i.Origin | None = None) -> Reply:
+        """Carry ``command`` out at the table; the reply is also on the screen. ``origin``:
+        the face it came from (the keys pressed, the tap), journaled with the intent."""
         state = self.state()
         dealer = self.table.dealer_view()
         if command.turn is not None and command.turn != turn_of(state, dealer):
@@ -102,7 +112,10 @@ class Desk:
             intent = self._intent(command, state, dealer)
         except _Refused as why:
             return self.say(Reply(False, why.message, why.rule))
-        outcome = self.table.submit(intent)
+        table = self.table
+        outcome = (table.submit_from(origin, intent)
+                   if origin is not None and isinstance(table, InputsFace)
+                   else table.submit(intent))
         refusal = outcome.refusal
         if not outcome.accepted:
             reason = refusal.reason if refusal is not None else "the table refused it"

@@ -32,6 +32,7 @@ from dataclasses import dataclass, field
 
 from controller.devices.interfaces import DealerDisplay
 from controller.devices.keypad import RETRY_S, KeyDown, Opener, open_evdev, read_keys
+from controller.table.intents import Origin
 
 from .commands import Command, Reply, Verb
 from .desk import Desk
@@ -155,8 +156,9 @@ class Keypad:
             command = self.command(role.verb, parse(self.keys))
         except Refused as why:
             return self.desk.say(Reply(False, str(why)))
+        keys = " ".join((*self.keys, key))  # the journal's record of what was pressed
         self._reset()
-        return self.desk.do(command)
+        return self.desk.do(command, Origin("keypad", f"keys: {keys}"))
 
     def unknown(self, code: str) -> Reply:
         """A key the map does not name (a keypad programmed otherwise)."""

@@ -43,6 +43,7 @@ from typing import Any
 from urllib.parse import parse_qs
 
 from controller.rules.button import SEATS
+from controller.table.intents import Origin
 
 from .commands import Command, Reply, Verb
 from .desk import Desk
@@ -169,6 +170,14 @@ def _text(body: dict[str, object], field: str, longest: int) -> str | None:
     if value is not None and (not isinstance(value, str) or len(value) > longest):
         raise BadCommand(f"{field} must be a text of at most {longest} characters")
     return value
+
+
+def tap_of(command: Command) -> str:
+    """A tap in words for the journal (``tap: bet amount=1200 seat=3``): the command and
+    the fields the page sent, the screen's turn left out."""
+    said = [f"{name}={'+'.join(map(str, value)) if isinstance(value, tuple) else value}"
+            for name in _FIELDS[1:-1] if (value := getattr(command, name)) not in (None, ())]
+    return " ".join(["tap:", command.verb.value, *said])
 
 
 def reply_json(reply: Reply) -> dict[str, object]:
@@ -308,7 +317,7 @@ class TabletApp:
             return await _json(send, 400, {"error": "the body is not JSON: send an object "
                                            'such as {"verb": "call"}'})
         try:
-            reply = self.desk.do(command)
+            reply = self.desk.do(command, Origin("tablet", tap_of(command)))
         except Exception as exc:  # the table's path failed: stop it, as the keypad would
             log.exception("the table failed on a tablet command (%s)", command.verb)
             self.failed = exc

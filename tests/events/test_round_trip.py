@@ -25,6 +25,8 @@ from controller.events import (
     ButtonPlaced,
     CameBack,
     CardBurned,
+    CardRead,
+    CardSeen,
     Change,
     ChipsCounted,
     ClockCalled,
@@ -46,6 +48,7 @@ from controller.events import (
     HoleDealt,
     HouseSet,
     HouseView,
+    InputTaken,
     Irregularity,
     LevelSet,
     MisdealDeclared,
@@ -144,6 +147,9 @@ EXAMPLES: tuple[PublicEvent, ...] = (
     ColourUpStepUndone(what="CountChips"),
     ColourUpCancelled(reason="the dealer's undo key before the first count"),
     Rejected(reason="seat 3 is not to act: seat 5 is", rule="CLOCK-1", source="call_clock"),
+    InputTaken(hand_no=7, source="tablet", what="tap: bet seat=3 amount=150", at=81.25,
+               intent="RaiseTo", fields={"to": 150, "seat": 3, "exact": True}, seat=3),
+    CardRead(hand_no=7, reader="seat3", at=80.5, seat=3),
 )
 
 
@@ -180,13 +186,16 @@ def test_no_kind_is_a_catch_all_change_with_a_string() -> None:
     assert all("command_id" in t.model_fields for t in changes) and len(changes) >= 18
 
 
-def test_only_hole_and_burn_cards_are_secret() -> None:
+def test_only_hole_burn_and_read_cards_are_secret() -> None:
     assert not any(is_secret(e) for e in EXAMPLES)
     hole = HoleCardsDealt(hand_no=7, player=0, cards=("As", None))
     burn = BurnedCard(hand_no=7, card="2d")
-    assert is_secret(hole) and is_secret(burn)
+    read = CardSeen(hand_no=7, reader="seat3", at=80.5, card="As", seat=3)
+    assert is_secret(hole) and is_secret(burn) and is_secret(read)
     assert hole.public() == HoleDealt(hand_no=7, player=0, count=2)
     assert burn.public() == CardBurned(hand_no=7)
+    assert read.public() == CardRead(hand_no=7, reader="seat3", at=80.5, seat=3)
+    assert "As" not in read.public().model_dump_json()
 
 
 def test_an_action_carries_its_rules_action_both_ways() -> None:

@@ -87,6 +87,8 @@ DASHBOARD_IGNORES: dict[str, str] = {
     "button_placed": "the first hand's hand_started shows the button on the table's row",
     "rake_taken": "the rake section reads the ledger again on the hand_ended item, once "
                   "the hand (its rake) is stored",
+    "input": "an input is for audit: the hand's dispute timeline page shows it",
+    "card_read": "a read is for audit: the hand's dispute timeline page shows it",
 }
 
 S = Structure("vocabulary", (Lv(1, 100, 200, 0, 200, 600.0), Lv(2, 200, 400, 50, 400, 600.0),

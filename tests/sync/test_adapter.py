@@ -115,12 +115,21 @@ def test_card_8_hole_and_burn_cards_travel_only_on_the_secure_topic(
                 await live.host.until(lambda: len(rec.secure) == sum(
                     1 for p in live.journal.parcels(0, limit=10**9) if p.secure))
             hidden: dict[int, set[str]] = {}  # hand -> hole and burn cards
+            read: set[str] = set()  # the cards the readers read (board cards among them)
             for payload in rec.secure.values():
                 cards = parse_message(SecureCards, payload)
+                if cards.what == "read":  # its public face, card_read, names no card
+                    read.update(c for c in cards.cards if c is not None)
+                    continue
                 hidden.setdefault(cards.hand_no, set()).update(
                     c for c in cards.cards if c is not None)
             kinds = {e.kind for _, e in live.events()}
-            assert {"hole_dealt", "burn"} <= kinds
+            assert {"hole_dealt", "burn", "card_read"} <= kinds
+            assert read & {c for cards in hidden.values() for c in cards}  # hole cards read
+            for payload in rec.events.values():
+                event = parse_message(EventMessage, payload).event
+                if event.kind == "card_read":  # where and when, never which card
+                    assert not any(f'"{c}"'.encode() in payload for c in read)
             shown: dict[int, set[str]] = {}
             for _, event in live.events():
                 if isinstance(event, ActionAccepted) and event.action == "show":

@@ -332,8 +332,12 @@ def test_chiprace_1_floor_schedules_the_colour_up_for_a_level(tmp_path: Path) ->
                 deal(rig, RACE)
                 rig.dealer.press("deal")
                 rig.dealer.press("deal")
-                sent = [parse_message(EventMessage, p.public).event
-                        for p in journal.parcels(seq, limit=100)]
+                journaled = [parse_message(EventMessage, p.public).event
+                             for p in journal.parcels(seq, limit=100)]
+                keys = [e for e in journaled if isinstance(e, ev.InputTaken)]
+                assert [k.what for k in keys] == ["key deal"] * 3  # the dealer's keys,
+                assert journaled[0] == keys[0]  # each journaled before its outcome (issue 21)
+                sent = [e for e in journaled if not isinstance(e, ev.InputTaken)]
                 assert [e.kind for e in sent] == [  # every step, the outcome as ONE event
                     "colour_up_started", *["chips_counted"] * 3,
                     *["race_card_dealt"] * len(RACE), "race_chips_awarded",

@@ -171,7 +171,13 @@ def test_run_handles_events_on_the_loop() -> None:
         return table, events
 
     table, events = asyncio.run(scenario())
-    assert [type(e).__name__ for e in events][-1] == "HandStarted"
+    # the deal key and the card read are journaled before they are applied (issue 21)
+    assert [type(e).__name__ for e in events][-2:] == ["HandStarted", "CardSeen"]
+    key = [e for e in events if type(e).__name__ == "InputTaken"]
+    assert [(k.source, k.what) for k in key] == [("keypad", "key deal")]
+    seen = events[-1]
+    assert type(seen).__name__ == "CardSeen"
+    assert (seen.reader, seen.seat, seen.card) == ("seat1", 1, str(DECK[0]))  # type: ignore[union-attr]
     assert table.reads is not None and table.reads.hole[1] == [DECK[0]]  # read on the loop
 
 
