@@ -1,4 +1,6 @@
-"""``pitboss replay``: replay hand histories (PHH) through the rules engine.
+"""``pitboss replay``: replay hand histories (PHH, or Open Hand History: OHH) through the
+rules engine. A file is read as OHH when its content is JSON (:mod:`controller.phh_files`),
+into the same hand history a PHH file gives, so both are checked the same way.
 
 With ``--json`` it prints one object per hand per line::
 
@@ -126,9 +128,10 @@ def _profile(name: str) -> RulesProfile:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
-        prog="pitboss replay", description="Replay PHH hand histories through the engine.")
+        prog="pitboss replay", description="Replay hand histories (PHH, or Open Hand History "
+        "JSON) through the engine.")
     parser.add_argument("paths", nargs="+", metavar="PATH",
-                        help=".phh/.phhs files or folders (searched recursively)")
+                        help=".phh/.phhs/.ohh/.json files or folders (searched recursively)")
     parser.add_argument("--json", action="store_true", help="one JSON object per hand per line")
     parser.add_argument("--profile", default=None,
                         help="rules profile: live, live-tournament, online, or a house file "

@@ -150,6 +150,29 @@ function render(s) {
     el("td", {}, p.player), el("td", {}, p.prize ? money(p.prize) : "—"))));
 }
 
+// A download for trackers (issue 21): the tournament's hands as Open Hand History, or its
+// Open Tournament Summary; fetched with the token (a plain link cannot carry it).
+async function download(e, suffix, name) {
+  e.preventDefault();
+  try {
+    const response = await fetch(API + tpath(suffix), {
+      headers: { Authorization: `Bearer ${t.token}` } });
+    if (!response.ok) {
+      let detail = `HTTP ${response.status}`;
+      try { detail = (await response.json()).detail || detail; } catch { /* not JSON */ }
+      throw new Error(detail);
+    }
+    const url = URL.createObjectURL(await response.blob());
+    const link = el("a", { href: url, download: `${t.tid}.${name}` });
+    document.body.append(link);
+    link.click();
+    link.remove();
+    URL.revokeObjectURL(url);
+  } catch (err) {
+    $("t-error").textContent = `The download failed: ${err.message}`;
+  }
+}
+
 async function refresh() {
   const asked = t.tid;
   try {
@@ -297,6 +320,8 @@ document.addEventListener("DOMContentLoaded", () => {
       () => `Registered ${player}.`);
     $("t-player").value = "";
   });
+  $("t-ohh").addEventListener("click", (e) => download(e, "/ohh", "ohh"));
+  $("t-ots").addEventListener("click", (e) => download(e, "/summary.ohh", "ots"));
   $("t-start").addEventListener("click", (e) => act(e.currentTarget,
     tpath("/start"), {}, () => "Seats drawn; the players are seated."));
   $("t-confirm").addEventListener("click", (e) => act(e.currentTarget,

@@ -46,8 +46,50 @@ function handPanel(table, seq, happened) {
   },
   h("dl", { class: "facts" }, rows.map(([k, v, key]) => h("div", { class: "fact" },
     h("dt", {}, k), h("dd", { dataset: { hand: key } }, v)))),
-  happened ? h("p", { class: "happened", dataset: { hand: "last" } }, `Last: ${happened}`) : null);
+  happened ? h("p", { class: "happened", dataset: { hand: "last" } }, `Last: ${happened}`) : null,
+  ohhButton(table));
 }
+
+// The table's latest finished hand as Open Hand History, the JSON poker trackers read
+// (issue 21): fetched with the token (a plain link cannot carry it) and saved as
+// {table}-{hand}.ohh. The bridge decides which hole cards the token's role may see.
+function ohhButton(table) {
+  const n = table.hand_in_progress ? table.hand_no - 1 : table.hand_no;
+  if (!(n >= 1)) return null;
+  return h("button", {
+    type: "button", class: "ohh", dataset: { ohhTable: table.id, ohhHand: n },
+    title: "Download the hand as Open Hand History (JSON) for a poker tracker",
+  }, `Hand #${n} as OHH`);
+}
+
+async function downloadOhh(button) {
+  const { ohhTable, ohhHand } = button.dataset;
+  const shown = button.parentElement.querySelector(".ohh-error");
+  if (shown) shown.remove();
+  try {
+    const response = await fetch(`${API}/tables/${encodeURIComponent(ohhTable)}/hands/`
+      + `${ohhHand}/ohh`, { headers: { Authorization: `Bearer ${state.token}` } });
+    if (!response.ok) {
+      let detail = `HTTP ${response.status}`;
+      try { detail = (await response.json()).detail || detail; } catch { /* not JSON */ }
+      throw new Error(detail);
+    }
+    const url = URL.createObjectURL(await response.blob());
+    const link = h("a", { href: url, download: `${ohhTable}-${ohhHand}.ohh` });
+    document.body.append(link);
+    link.click();
+    link.remove();
+    URL.revokeObjectURL(url);
+  } catch (err) {
+    button.after(h("span", { class: "ohh-error form-error", role: "alert" },
+      `The hand could not be downloaded: ${err.message}`));
+  }
+}
+
+document.addEventListener("click", (e) => {
+  const button = e.target.closest("button[data-ohh-hand]");
+  if (button) downloadOhh(button);
+});
 
 // One seat as the hand in play has it (the engine's: chips behind, the bet in front,
 // folded, all-in), or as the table last reported it between hands.
