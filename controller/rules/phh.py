@@ -32,18 +32,19 @@ folders for the tools and tests that replay them.
 
 from __future__ import annotations
 
-import datetime as dt
 import re
 import tomllib
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from decimal import Decimal
 from fractions import Fraction
+from functools import lru_cache
 from pathlib import PurePath
 from typing import Final
 
 from controller.rules.cards import Card
 from controller.rules.errors import CardError, HandHistoryError
+from controller.rules.phh_text import parse_document, toml_key, toml_value
 
 #: Action kinds: deal hole, deal board, fold, check/call, complete/bet/raise to,
 #: show/muck, stand pat/discard, post bring-in, and a no-op (empty or comment only).
@@ -64,7 +65,6 @@ _KNOWN: Final = frozenset({
 })
 _MAX_DECIMALS: Final = 6
 _PLAYER: Final = re.compile(r"p([1-9][0-9]*)")
-_BARE_KEY: Final = re.compile(r"[A-Za-z0-9_-]+")
 
 Number = int | Decimal
 Result = int | Fraction
@@ -190,43 +190,49 @@ def _hand_problem(h: HandHistory) -> str | None:
     n = len(h.starting_stacks)
     if n < 2:
         return f"a hand needs at least 2 players, starting_stacks has {n}"
-    for name in ("antes", "blinds_or_straddles", "finishing_stacks", "winnings", "players",
-                 "seats"):
-        value = getattr(h, name)
+    for name, value in (("antes", h.antes), ("blinds_or_straddles", h.blinds_or_straddles),
+                        ("finishing_stacks", h.finishing_stacks), ("winnings", h.winnings),
+                        ("players", h.players), ("seats", h.seats)):
         if value is not None and len(value) != n:
             return f"{name} has {len(value)} entries for {n} players (one per player)"
-    if any(a < 0 for a in h.play_amounts()):
+    # every amount but the actions' (a PhhAction refuses a negative one itself)
+    forced = [*h.antes, *(h.blinds_or_straddles or ()), *h.starting_stacks,
+              *(a for a in (h.min_bet, h.small_bet, h.big_bet, h.bring_in) if a is not None)]
+    if min(forced, default=0) < 0:
         return "amounts cannot be negative"
-    if any(s < 0 for s in (*(h.finishing_stacks or ()), *(h.winnings or ()))):
+    if min((*(h.finishing_stacks or ()), *(h.winnings or ())), default=0) < 0:
         return "finishing_stacks and winnings cannot be negative"
     scale = h.unit_scale
     if scale < 1 or 10 ** (len(str(scale)) - 1) != scale:
         return f"unit_scale must be a power of ten, not {scale}"
     if scale > 1 and all(a % 10 == 0 for a in h.play_amounts()):
         return f"unit_scale {scale} is larger than the amounts need (use the smallest)"
-    for i, action in enumerate(h.actions, 1):
-        if action.actor is not None and action.actor >= n:
-            return f"action {i} {format_action(action)!r} names p{action.actor + 1} of {n}"
+    if max([a.actor for a in h.actions if a.actor is not None], default=-1) >= n:
+        for i, action in enumerate(h.actions, 1):
+            if action.actor is not None and action.actor >= n:
+                return f"action {i} {format_action(action)!r} names p{action.actor + 1} of {n}"
     return None
 
 
 # ---------------------------------------------------------------- reading
 
 
-def loads(text: str, source: str = "<string>") -> list[HandHistory]:
+def loads(text: str, source: str = "<string>", *, fast: bool = True) -> list[HandHistory]:
     """Read PHH text: one hand (top-level keys) or several (tables ``[1]``, ``[2]`` ...).
 
     ``source`` names the text in errors (a file name). Raises :class:`HandHistoryError`.
+    ``fast=False`` reads the TOML with :mod:`tomllib` alone: the reference that the fast
+    reader (:mod:`controller.rules.phh_text`) is held to; the hands are the same.
     """
-    return _loads(text, source)[0]
+    return _loads(text, source, fast)[0]
 
 
-def loads_file(text: str, name: str) -> list[HandHistory]:
+def loads_file(text: str, name: str, *, fast: bool = True) -> list[HandHistory]:
     """Read the text of a file called ``name``: a ``.phh`` holds exactly one hand
     (top-level keys), a ``.phhs`` hands in tables. Reading the file is the caller's
     (:mod:`controller.phh_files`): the rules room does no I/O."""
     suffix = PurePath(name).suffix
-    hands, single = _loads(text, name)
+    hands, single = _loads(text, name, fast)
     if suffix == ".phh" and not single:
         raise HandHistoryError(f"{name}: a .phh file holds one hand as top-level keys; "
                                "hands in tables ([1], [2], ...) belong in a .phhs file")
@@ -236,11 +242,16 @@ def loads_file(text: str, name: str) -> list[HandHistory]:
     return hands
 
 
-def _loads(text: str, source: str) -> tuple[list[HandHistory], bool]:
-    try:
-        doc = tomllib.loads(text, parse_float=Decimal)
-    except tomllib.TOMLDecodeError as e:
-        raise HandHistoryError(f"{source}: not valid TOML (PHH is a TOML dialect): {e}") from None
+def _loads(text: str, source: str, fast: bool) -> tuple[list[HandHistory], bool]:
+    # The fast reader returns exactly what tomllib returns, or None for TOML beyond what
+    # PHH files use: tomllib, the reference, reads those and words every TOML error.
+    doc = parse_document(text) if fast else None
+    if doc is None:
+        try:
+            doc = tomllib.loads(text, parse_float=Decimal)
+        except tomllib.TOMLDecodeError as e:
+            raise HandHistoryError(
+                f"{source}: not valid TOML (PHH is a TOML dialect): {e}") from None
     tables = {k: v for k, v in doc.items() if isinstance(v, dict)}
     if "variant" in doc or not tables:
         return [_hand_from_table(doc, f"{source}, hand 1")], True
@@ -263,46 +274,23 @@ def _hand_from_table(table: Mapping[str, object], where: str) -> HandHistory:
     missing = [k for k in (*_ALWAYS, *VARIANT_FIELDS.get(variant, ())) if k not in table]
     if missing:
         raise fail(f"missing required field(s) {', '.join(missing)} for variant {variant!r}")
-
-    def numbers(key: str) -> list[Number] | None:
-        value = table.get(key)
-        if value is None:
-            return None
-        if not isinstance(value, list):
-            raise fail(f"{key} must be an array of numbers, got {value!r}")
-        for v in value:
-            _check_number(v, key, fail)
-        return value
-
-    def number(key: str) -> Number | None:
-        value = table.get(key)
-        return None if value is None else _check_number(value, key, fail)
-
     actions_raw = table["actions"]
     if not isinstance(actions_raw, list) or not all(isinstance(a, str) for a in actions_raw):
         raise fail("actions must be an array of strings")
     parsed = _parse_actions(actions_raw, where)
-    antes, stacks = numbers("antes") or [], numbers("starting_stacks") or []
-    blinds, finishing, winnings = (numbers(k) for k in
+    antes = _numbers(table, "antes", fail) or []
+    stacks = _numbers(table, "starting_stacks", fail) or []
+    blinds, finishing, winnings = (_numbers(table, k, fail) for k in
                                    ("blinds_or_straddles", "finishing_stacks", "winnings"))
-    scalars = {k: number(k) for k in _SCALAR_AMOUNTS}
+    scalars = {k: _number(table, k, fail) for k in _SCALAR_AMOUNTS}
     driving = [*antes, *stacks, *(blinds or ()), *(v for v in scalars.values() if v is not None),
-               *(p[2] for p in parsed if p[2] is not None)]
-    decimals = max((_decimal_places(v) for v in driving), default=0)
+               *(p[2] for p in parsed if type(p) is tuple and p[2] is not None)]
+    decimals = 0  # whole numbers only (the usual file): nothing to scale
+    if not all(type(v) is int for v in driving):
+        decimals = max((_decimal_places(v) for v in driving), default=0)
     if decimals > _MAX_DECIMALS:
         raise fail(f"amounts have {decimals} decimal places; at most {_MAX_DECIMALS} are read")
     scale = 10 ** decimals
-
-    def whole(v: Number) -> int:
-        return v * scale if isinstance(v, int) else int(Fraction(v) * scale)
-
-    def opt(v: Number | None) -> int | None:
-        return None if v is None else whole(v)
-
-    def result(v: Number) -> Result:
-        exact = Fraction(v) * scale
-        return int(exact) if exact.denominator == 1 else exact
-
     players, seats = table.get("players"), table.get("seats")
     if players is not None and (not isinstance(players, list)
                                 or not all(isinstance(p, str) for p in players)):
@@ -318,19 +306,17 @@ def _hand_from_table(table: Mapping[str, object], where: str) -> HandHistory:
     try:
         return HandHistory(
             variant=variant,
-            antes=tuple(map(whole, antes)),
-            starting_stacks=tuple(map(whole, stacks)),
-            actions=tuple(PhhAction(actor, kind, None if amount is None else whole(amount),
-                                    cards, text, comment)
-                          for actor, kind, amount, cards, text, comment in parsed),
-            blinds_or_straddles=None if blinds is None else tuple(map(whole, blinds)),
-            min_bet=opt(scalars["min_bet"]),
-            small_bet=opt(scalars["small_bet"]),
-            big_bet=opt(scalars["big_bet"]),
-            bring_in=opt(scalars["bring_in"]),
+            antes=_whole(antes, scale),
+            starting_stacks=_whole(stacks, scale),
+            actions=_scaled_actions(parsed, scale),
+            blinds_or_straddles=None if blinds is None else _whole(blinds, scale),
+            min_bet=_whole_one(scalars["min_bet"], scale),
+            small_bet=_whole_one(scalars["small_bet"], scale),
+            big_bet=_whole_one(scalars["big_bet"], scale),
+            bring_in=_whole_one(scalars["bring_in"], scale),
             ante_trimming_status=trimming,
-            finishing_stacks=None if finishing is None else tuple(map(result, finishing)),
-            winnings=None if winnings is None else tuple(map(result, winnings)),
+            finishing_stacks=None if finishing is None else _exact(finishing, scale),
+            winnings=None if winnings is None else _exact(winnings, scale),
             players=None if players is None else tuple(players),
             seats=None if seats is None else tuple(seats),
             seat_count=seat_count,
@@ -341,7 +327,27 @@ def _hand_from_table(table: Mapping[str, object], where: str) -> HandHistory:
         raise fail(e.reason) from None
 
 
-def _check_number(value: object, key: str, fail: Callable[[str], HandHistoryError]) -> Number:
+_Fail = Callable[[str], HandHistoryError]
+
+
+def _numbers(table: Mapping[str, object], key: str, fail: _Fail) -> list[Number] | None:
+    value = table.get(key)
+    if value is None:
+        return None
+    if not isinstance(value, list):
+        raise fail(f"{key} must be an array of numbers, got {value!r}")
+    for v in value:
+        if type(v) is not int or v < 0:  # a whole amount >= 0 needs no more checks
+            _check_number(v, key, fail)
+    return value
+
+
+def _number(table: Mapping[str, object], key: str, fail: _Fail) -> Number | None:
+    value = table.get(key)
+    return None if value is None else _check_number(value, key, fail)
+
+
+def _check_number(value: object, key: str, fail: _Fail) -> Number:
     if isinstance(value, bool) or not isinstance(value, int | Decimal):
         raise fail(f"{key} must hold numbers, got {value!r}")
     if isinstance(value, Decimal) and not value.is_finite():
@@ -358,65 +364,126 @@ def _decimal_places(value: Number) -> int:
     return -exponent if isinstance(exponent, int) and exponent < 0 else 0
 
 
+def _whole(values: list[Number], scale: int) -> tuple[int, ...]:
+    """Amounts in the smallest unit (``scale`` makes every one whole)."""
+    if scale == 1 and all(type(v) is int for v in values):
+        return tuple(values)  # type: ignore[arg-type]  # all int, checked just above
+    return tuple(_whole_one(v, scale) for v in values)  # type: ignore[misc]
+
+
+def _whole_one(value: Number | None, scale: int) -> int | None:
+    if value is None:
+        return None
+    return value * scale if isinstance(value, int) else int(Fraction(value) * scale)
+
+
+def _exact(values: list[Number], scale: int) -> tuple[Result, ...]:
+    """Results in the smallest unit, exact: whole where they are, else a Fraction."""
+    out: list[Result] = []
+    for v in values:
+        exact = v * scale if type(v) is int else Fraction(v) * scale
+        out.append(int(exact) if exact.denominator == 1 else exact)
+    return tuple(out)
+
+
+# An action read from its text alone: a PhhAction, or its parts where the amount has
+# decimals (the file's unit scale, known once every amount is read, makes it whole) or
+# where it shows the cards dealt before it ('sm -', resolved by _parse_actions).
 _Parsed = tuple[int | None, str, Decimal | None, tuple[Card | None, ...] | None, str, str | None]
+# Reading an action is pure, and a corpus repeats a small vocabulary ('p2 cc', 'p3 f'...):
+# the actions read last are kept (a bounded cache), in the spirit of string interning.
+_REMEMBERED_ACTIONS: Final = 4096
+_CARD_TEXT: Final[dict[str, Card | None]] = {"??": None}  # card texts read so far
 
 
-def _parse_actions(texts: Sequence[str], where: str) -> list[_Parsed]:
-    holes: dict[int, list[Card | None]] = {}
-    out: list[_Parsed] = []
+def _parse_actions(texts: Sequence[str], where: str) -> list[PhhAction | _Parsed]:
+    out: list[PhhAction | _Parsed] = []
     for index, text in enumerate(texts, 1):
         try:
-            parsed = _parse_action(text, holes)
+            action = _read_action(text)
+            if type(action) is tuple and action[1] == "sm":
+                action = _show_dealt(action, out)
         except (HandHistoryError, CardError) as e:
             raise HandHistoryError(
                 f"{where}, action {index} {text!r}: {getattr(e, 'reason', e)}") from None
-        out.append(parsed)
+        out.append(action)
     return out
 
 
-def _parse_action(text: str, holes: dict[int, list[Card | None]]) -> _Parsed:
+@lru_cache(maxsize=_REMEMBERED_ACTIONS)
+def _read_action(text: str) -> PhhAction | _Parsed:
     body, hash_, after = text.partition("#")
     comment = after.strip() if hash_ else None
     words = body.split()
     if not words:
-        return None, "noop", None, None, text, comment
+        return PhhAction(None, "noop", None, None, text, comment)
     if words[0] == "d":
         if len(words) == 3 and words[1] == "db":
-            return None, "db", None, _cards(words[2]), text, comment
+            return PhhAction(None, "db", None, _cards(words[2]), text, comment)
         if len(words) == 4 and words[1] == "dh":
-            actor, cards = _player(words[2]), _cards(words[3])
-            holes.setdefault(actor, []).extend(cards)
-            return actor, "dh", None, cards, text, comment
+            return PhhAction(_player(words[2]), "dh", None, _cards(words[3]), text, comment)
         raise HandHistoryError("unknown dealer action: expected 'd db CARDS' or 'd dh pN CARDS'")
     actor, kind, args = _player(words[0]), words[1] if len(words) > 1 else "", words[2:]
     if kind in ("f", "cc", "pb") and not args:
-        return actor, kind, None, None, text, comment
+        return PhhAction(actor, kind, None, None, text, comment)
     if kind == "cbr" and len(args) == 1:
+        word = args[0]
+        if len(word) < 19 and word.isascii() and word.isdigit():  # the usual whole amount
+            return PhhAction(actor, kind, int(word), None, text, comment)
         try:
-            amount = Decimal(args[0])
+            amount = Decimal(word)
         except ArithmeticError:
             amount = Decimal("NaN")
         if not amount.is_finite() or amount < 0:
-            raise HandHistoryError(f"'cbr' needs an amount >= 0, got {args[0]!r}")
+            raise HandHistoryError(f"'cbr' needs an amount >= 0, got {word!r}")
         return actor, kind, amount, None, text, comment
     if kind in ("sm", "sd") and len(args) <= 1:
         if not args:
-            return actor, kind, None, None, text, comment
+            return PhhAction(actor, kind, None, None, text, comment)
         if kind == "sm" and args[0] == "-":
-            dealt = holes.get(actor)
-            if not dealt:
-                raise HandHistoryError(f"'sm -' shows the cards dealt to p{actor + 1}, "
-                                       "who was dealt none")
-            return actor, kind, None, tuple(dealt), text, comment
-        cards = _cards(args[0])
-        if kind == "sd":
-            for card in cards:
-                if card in holes.get(actor, ()):
-                    holes[actor].remove(card)
-        return actor, kind, None, cards, text, comment
+            return actor, kind, None, None, text, comment
+        return PhhAction(actor, kind, None, _cards(args[0]), text, comment)
     raise HandHistoryError(
         f"unknown action {' '.join(words[1:])!r}: a player may 'f', 'cc', 'cbr AMOUNT', "
         "'sm [CARDS|-]', 'sd [CARDS]' or 'pb'")
+
+
+def _show_dealt(parsed: _Parsed, before: list[PhhAction | _Parsed]) -> PhhAction:
+    """``pN sm -``: the player shows the cards dealt to them (``dh``), less the ones they
+    discarded (``sd``), in the order dealt."""
+    actor = parsed[0]
+    assert actor is not None
+    dealt: list[Card | None] = []
+    for a in before:
+        if type(a) is PhhAction and a.actor == actor and a.cards is not None:
+            if a.kind == "dh":
+                dealt.extend(a.cards)
+            elif a.kind == "sd":
+                for card in a.cards:
+                    if card in dealt:
+                        dealt.remove(card)
+    if not dealt:
+        raise HandHistoryError(f"'sm -' shows the cards dealt to p{actor + 1}, "
+                               "who was dealt none")
+    return PhhAction(actor, "sm", None, tuple(dealt), parsed[4], parsed[5])
+
+
+def _scaled_actions(parsed: list[PhhAction | _Parsed], scale: int) -> tuple[PhhAction, ...]:
+    if scale == 1 and all(type(a) is PhhAction for a in parsed):
+        return tuple(parsed)  # type: ignore[arg-type]  # all PhhAction, checked just above
+    return tuple(_at_scale(a, scale) for a in parsed)
+
+
+def _at_scale(action: PhhAction | _Parsed, scale: int) -> PhhAction:
+    """The action with its amount in the smallest unit."""
+    if type(action) is PhhAction:
+        if action.amount is None or scale == 1:
+            return action
+        return PhhAction(action.actor, action.kind, action.amount * scale, action.cards,
+                         action.text, action.comment)
+    actor, kind, amount, cards, text, comment = action  # type: ignore[misc]
+    return PhhAction(actor, kind, None if amount is None else int(Fraction(amount) * scale),
+                     cards, text, comment)
 
 
 def _player(word: str) -> int:
@@ -429,8 +496,12 @@ def _player(word: str) -> int:
 def _cards(word: str) -> tuple[Card | None, ...]:
     if len(word) % 2:
         raise HandHistoryError(f"{word!r} does not split into two-character cards ('AsKd', '??')")
-    return tuple(None if word[i:i + 2] == "??" else Card.parse(word[i:i + 2])
-                 for i in range(0, len(word), 2))
+    pieces = [word[i:i + 2] for i in range(0, len(word), 2)]
+    known = _CARD_TEXT
+    for piece in pieces:
+        if piece not in known:
+            known[piece] = Card.parse(piece)  # raises for a text that is no card
+    return tuple([known[piece] for piece in pieces])
 
 
 # ---------------------------------------------------------------- writing
@@ -452,8 +523,8 @@ def _lines(h: HandHistory) -> Iterator[str]:
     def amounts(values: Sequence[Result]) -> str:
         return "[" + ", ".join(_amount_text(v, s) for v in values) + "]"
 
-    yield f"variant = {_toml_value(h.variant)}"
-    yield f"ante_trimming_status = {_toml_value(h.ante_trimming_status)}"
+    yield f"variant = {toml_value(h.variant)}"
+    yield f"ante_trimming_status = {toml_value(h.ante_trimming_status)}"
     yield f"antes = {amounts(h.antes)}"
     if h.blinds_or_straddles is not None:
         yield f"blinds_or_straddles = {amounts(h.blinds_or_straddles)}"
@@ -463,7 +534,7 @@ def _lines(h: HandHistory) -> Iterator[str]:
             yield f"{key} = {_amount_text(value, s)}"
     yield f"starting_stacks = {amounts(h.starting_stacks)}"
     yield "actions = ["
-    yield from (f"  {_toml_value(format_action(a, s))}," for a in h.actions)
+    yield from (f"  {toml_value(format_action(a, s))}," for a in h.actions)
     yield "]"
     if h.finishing_stacks is not None:
         yield f"finishing_stacks = {amounts(h.finishing_stacks)}"
@@ -472,11 +543,11 @@ def _lines(h: HandHistory) -> Iterator[str]:
     for key in ("players", "seats", "seat_count"):
         value = getattr(h, key)
         if value is not None:
-            yield f"{key} = {_toml_value(value)}"
+            yield f"{key} = {toml_value(value)}"
     for key, value in h.extra.items():
         if key in _KNOWN:
             raise HandHistoryError(f"extra field {key!r} is a HandHistory field; set it there")
-        yield f"{_toml_key(key)} = {_toml_value(value)}"
+        yield f"{toml_key(key)} = {toml_value(value)}"
 
 
 def _amount_text(value: Result, scale: int) -> str:
@@ -490,46 +561,6 @@ def _amount_text(value: Result, scale: int) -> str:
             sign = "-" if shifted < 0 else ""
             return f"{sign}{digits[:-places]}.{digits[-places:]}"
     raise HandHistoryError(f"{value} / {scale} has no exact decimal form to write in PHH")
-
-
-_ESCAPES: Final = {'"': '\\"', "\\": "\\\\", "\b": "\\b", "\t": "\\t", "\n": "\\n",
-                   "\f": "\\f", "\r": "\\r"}
-
-
-def _toml_str(text: str) -> str:
-    return '"' + "".join(
-        _ESCAPES.get(c) or (f"\\u{ord(c):04x}" if ord(c) < 0x20 or ord(c) == 0x7F else c)
-        for c in text) + '"'
-
-
-def _toml_key(key: str) -> str:
-    return key if _BARE_KEY.fullmatch(key) else _toml_str(key)
-
-
-def _toml_value(value: object) -> str:
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, int):
-        return str(value)
-    if isinstance(value, str):
-        return _toml_str(value)
-    if isinstance(value, Decimal):
-        if not value.is_finite():
-            return "nan" if value.is_nan() else ("-inf" if value < 0 else "inf")
-        text = str(value)
-        return text if any(c in text for c in ".Ee") else text + ".0"
-    if isinstance(value, float):
-        return repr(value)
-    if isinstance(value, dt.time) and value.tzinfo is not None:
-        raise HandHistoryError(f"TOML has no time of day with an offset: {value!r}")
-    if isinstance(value, dt.date | dt.time):
-        return value.isoformat()
-    if isinstance(value, list | tuple):
-        return "[" + ", ".join(_toml_value(v) for v in value) + "]"
-    if isinstance(value, Mapping):
-        return "{" + ", ".join(f"{_toml_key(str(k))} = {_toml_value(v)}"
-                               for k, v in value.items()) + "}"
-    raise HandHistoryError(f"cannot write {value!r} ({type(value).__name__}) as a TOML value")
 
 
 __all__ = [

@@ -26,6 +26,7 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from decimal import Decimal
 from fractions import Fraction
+from typing import cast
 
 from controller.rules.actions import (
     BetRaise,
@@ -253,13 +254,27 @@ def replay_history(history: HandHistory, profile: RulesProfile = LIVE_CASH) -> H
     hand = Hand(config_from_history(history), profile)
     pending: dict[int, PhhAction] = {}
     for number, action in enumerate(history.actions, 1):
+        kind = action.kind
         try:
-            if action.kind == "sm":
+            # the usual actions first, straight to the engine: this loop is the replay's
+            # hot path (pitboss bench phh); the rest go through _apply
+            if kind == "dh":
+                assert action.actor is not None and action.cards is not None
+                hand.deal_hole(action.actor, action.cards)
+            elif kind == "f" and action.comment is None:
+                hand.fold(action.actor)
+            elif kind == "cc":
+                hand.check_or_call(action.actor)
+            elif kind == "cbr":
+                assert action.amount is not None
+                hand.bet_or_raise_to(action.amount, action.actor)
+            elif kind == "sm":
                 assert action.actor is not None
                 pending[action.actor] = action
             else:
                 _apply(hand, action)
-            _drain_showdown(hand, pending)
+            if pending or hand.phase is Phase.SHOWDOWN:
+                _drain_showdown(hand, pending)
         except IllegalActionError as exc:
             text = action.text or action.kind
             raise HandHistoryError(f"action {number} ({text!r}) is illegal: {exc}") from None
@@ -272,25 +287,16 @@ def replay_history(history: HandHistory, profile: RulesProfile = LIVE_CASH) -> H
 
 
 def _apply(hand: Hand, action: PhhAction) -> None:
+    """The actions replay_history does not hand to the engine itself."""
     kind = action.kind
-    if kind == "dh":
-        assert action.actor is not None and action.cards is not None
-        hand.deal_hole(action.actor, action.cards)
-    elif kind == "db":
+    if kind == "db":
         assert action.cards is not None
         if None in action.cards:
             raise HandHistoryError("a board card is unknown (??): the board must be read")
         hand.deal_board([c for c in action.cards if c is not None])
     elif kind == "f":
         _fold(hand, action)
-    elif kind == "cc":
-        hand.check_or_call(action.actor)
-    elif kind == "cbr":
-        assert action.amount is not None
-        hand.bet_or_raise_to(action.amount, action.actor)
-    elif kind == "noop":
-        return
-    else:
+    elif kind != "noop":
         raise HandHistoryError(f"action kind {kind!r} does not occur in "
                                + ", ".join(sorted(SUPPORTED)))
 
@@ -337,6 +343,8 @@ def expected_stacks(history: HandHistory, *, each: bool = False) -> list[int] | 
     if history.finishing_stacks is None:
         return None
     stacks = history.finishing_stacks
+    if all(type(s) is int for s in stacks):
+        return list(cast("tuple[int, ...]", stacks))  # whole units: no half chips to give
     whole = [int(Fraction(s).__floor__()) for s in stacks]
     leftover = sum(Fraction(s) for s in stacks) - sum(whole)
     if leftover.denominator != 1:
