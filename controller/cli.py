@@ -90,6 +90,7 @@ COMMANDS: dict[str, Job | Group] = {
         "start": _bench("start", "controller cold start to ready, new journal and restart"),
         "seatsim": _bench("seatsim", "card placed at a simulated seat node (the real firmware "
                           "on MicroPython) -> table display updated, beside the node's cycle"),
+        "equity": _bench("equity", "exact all-in equities, preflop to river, 2-10 players"),
         "terminal": _bench("terminal", "dealer key or tablet tap -> intent applied -> dealer "
                            "display and tablet updated, beside bare uvicorn and fsync"),
     }),
@@ -102,7 +103,7 @@ EXTRA_MODULES: dict[str, frozenset[str]] = {
     "table": frozenset({"gpiozero", "luma", "PIL", "serial", "serial_asyncio_fast", "spidev",
                         "smbus2", "mpremote", "evdev", "aiomqtt", "paho", "uvicorn"}),
     "bridge": frozenset({"fastapi", "starlette", "anyio", "uvicorn", "sqlalchemy", "alembic",
-                         "pydantic_settings", "websockets", "aiomqtt", "paho"}),
+                         "pydantic_settings", "websockets", "aiomqtt", "paho", "numpy"}),
     "demo": frozenset({"amqtt"}),
     "postgres": frozenset({"psycopg"}),
     "test": frozenset({"pytest", "hypothesis", "pokerkit", "treys", "phevaluator", "eval7",

@@ -34,7 +34,13 @@ from sqlalchemy.orm import Session, sessionmaker
 from host_bridge.app import create_app
 from host_bridge.bridge import Bridge
 from host_bridge.demo.broker import BrokerAddress, DemoBroker, scrub
-from host_bridge.demo.game import CashGame, FloorGame, TournamentGame, tournament_available
+from host_bridge.demo.game import (
+    CashGame,
+    FloorGame,
+    TournamentGame,
+    table_ids,
+    tournament_available,
+)
 from host_bridge.demo.options import DemoError, DemoOptions
 from host_bridge.demo.progress import EventLog, Standing, read_floor, render, summary_line
 from host_bridge.demo.tables import TableFleet, TableSpec
@@ -89,6 +95,7 @@ class DemoRun:
         self.console = console or Console(highlight=False)
         self.director_token = secrets.token_urlsafe(24)
         self.viewer_token = secrets.token_urlsafe(24)
+        self.broadcast_token = secrets.token_urlsafe(24)  # the overlay's (issue 21)
         self.log = EventLog(size=12)
         self.started = time.monotonic()
         self.dashboard = ""
@@ -125,7 +132,9 @@ class DemoRun:
             tokens=(TokenGrant(name="demo-director", role=Role.DIRECTOR,
                                token=self.director_token),  # type: ignore[arg-type]
                     TokenGrant(name="demo-viewer", role=Role.VIEWER,
-                               token=self.viewer_token)))  # type: ignore[arg-type]
+                               token=self.viewer_token),  # type: ignore[arg-type]
+                    TokenGrant(name="demo-broadcast", role=Role.BROADCAST,
+                               token=self.broadcast_token)))  # type: ignore[arg-type]
 
     @contextlib.contextmanager
     def _logging(self, path: Path) -> Iterator[None]:
@@ -168,7 +177,8 @@ class DemoRun:
             self.dashboard = f"{self.base}/dashboard/"
             self._say(f"[bold]Pitboss demo[/bold]: the dashboard is at {self.dashboard}\n"
                       f"  sign in with the director token {self.director_token}\n"
-                      f"  (or the viewer token {self.viewer_token}); Ctrl-C stops the demo")
+                      f"  (or the viewer token {self.viewer_token}); Ctrl-C stops the demo\n"
+                      f"  broadcast overlay: {self.overlay()}")
             with self._logging(data / "logs" / "demo.log"):
                 outcome = await self._starting_or_stopped(self._floor(sock, port, data, stop),
                                                           stop)
@@ -281,10 +291,18 @@ class DemoRun:
                 await game.close()
                 await fleet.stop()
 
+    def overlay(self) -> str:
+        """The broadcast overlay of the first table, signed in with the broadcast token
+        (in the fragment, which no request carries); it runs ``hole_card_delay_s``
+        behind the table."""
+        first = (self.game.table_ids() if self.game is not None
+                 else table_ids(self.options.tables))[0]  # every game names them so
+        return f"{self.base}/overlay?table={first}#token={self.broadcast_token}"
+
     def pages(self) -> list[str]:
         """Where to look at the floor and at the game (the tournament's pages by its id)."""
         assert self.game is not None
-        lines = [f"floor: {self.dashboard}"]
+        lines = [f"floor: {self.dashboard}", f"overlay: {self.overlay()}"]
         tid = self.game.tournament_id()
         if tid is not None:
             lines += [f"director page: {self.base}/dashboard/director.html?t={tid}",
