@@ -23,6 +23,8 @@ from host_bridge.db import make_engine, migrate, session_factory
 from host_bridge.ingest import Publisher
 from host_bridge.mqtt import MqttLink
 from host_bridge.routes import (
+    alerts,
+    broadcast,
     cash,
     commands,
     conflicts,
@@ -31,10 +33,13 @@ from host_bridge.routes import (
     director_floor,
     director_money,
     feed,
+    floor_summary,
     hands,
     houses,
+    ohh,
     rake,
     tables,
+    timeline,
 )
 from host_bridge.routes import clock as clock_screen  # create_app's clock is the time
 from host_bridge.settings import BridgeSettings
@@ -99,9 +104,15 @@ def create_app(settings: BridgeSettings, *, publisher: Publisher | None = None,
     api.include_router(director_floor.router)  # penalties, cancel, slips, sit & go (19)
     api.include_router(director_money.router)  # re-entry, surrender, bounties, deals (19)
     api.include_router(clock_screen.router)  # public, no token: the players' clock (issue 19)
+    api.include_router(alerts.router)  # the floor's alerts and their acks (issue 20)
+    api.include_router(floor_summary.router)  # the floor page's strip and tables (issue 20)
+    api.include_router(ohh.router)  # hand histories as OHH downloads (issue 21)
+    api.include_router(timeline.router)  # a hand's dispute timeline and its files (issue 21)
     app.include_router(api)
     director.attach(app)  # the tournament director (issue 9), restored if there is one
     cash.attach(app)  # the cash room (issue 19), restored from the store; the /cash page
+    alerts.attach(app)  # the alert board (issue 20), after the director it reads
     dashboard.mount(app)
     clock_screen.mount(app)  # the players' clock screen at /clock
+    broadcast.attach(app, API_PREFIX)  # the delayed broadcast view, /overlay (issue 21)
     return app

@@ -97,6 +97,10 @@ class BridgeSettings(BaseSettings):
     resend_after_s: Annotated[float, Field(gt=0, le=300)] = 2.0
     # the house files the floor may put on a table (GET /api/v1/houses, issue 18)
     houses_dir: Path = DEFAULT_HOUSES_DIR
+    # the floor's alert "hand taking unusually long" (issue 20): a hand open longer than
+    # this, or than this many times the table's median hand (host_bridge/alerts.py)
+    hand_too_long_s: Annotated[float, Field(gt=0, le=86400)] = 600.0
+    hand_too_long_factor: Annotated[float, Field(gt=1, le=100)] = 3.0
     tokens: tuple[TokenGrant, ...] = ()
 
     @field_validator("tokens")

@@ -1,20 +1,19 @@
-// Pitboss floor dashboard: plain JavaScript, no build step.
-// Reads /api/v1/tables, follows /api/v1/feed, posts /api/v1/tables/{id}/commands; the
-// house and the rake ledger are house.js's and rake.js's (issue 18).
+// Pitboss floor page: plain JavaScript, no build step. This file holds the page's state,
+// its reads (/api/v1/tables, then /api/v1/feed), the per-frame render and sign-in. The
+// rest is in modules loaded before it (index.html): common.js (DOM, formats, API client),
+// hand.js (the hand in play), house.js and rake.js (issue 18), alerts.js (the alert list),
+// strip.js (the tournament strip, the floor summary), grid.js (the table cards) and
+// detail.js (the table view and its commands).
 // The API enforces the roles; this page only hides what a role may not send.
 // The hand in play (stage, board, pots, whose turn, the amount to call, the raise limits)
 // is the table's rules engine's, from its public state (a table's `hand` over REST, then
 // each feed "state" item): this page shows it and works out no betting rule of its own.
 "use strict";
 
-const API = "/api/v1";
 const TOKEN_KEY = "pitboss.token";
-const FLOOR_COMMANDS = new Set(["pause", "resume", "call_clock", "seat_player",
-  "remove_player", "move_player", "set_house"]);
-const COMMAND_ROLES = new Set(["floor", "director", "admin"]);
-const SHORT_BY = 2; // a table this many players below the fullest one is short-handed
-// the events that change what the table's row shows: its changes (one kind each, as in
-// controller/events) and the hand's start and end
+const TICK_MS = 1000;
+// the events that change what the table's card shows: its changes (one kind each, as in
+// controller/events) and the hand's start and end; the card is read again over REST
 const REFRESHING_EVENTS = new Set(["hand_started", "hand_ended", "hand_voided",
   "paused", "resumed", "level_set", "clock_called", "hand_for_hand_set",
   "colour_up_scheduled", "player_seated", "player_removed", "player_moved", "table_closed",
@@ -24,110 +23,33 @@ const REFRESHING_EVENTS = new Set(["hand_started", "hand_ended", "hand_voided",
 const state = {
   token: null,
   role: null,
+  broker: null,
   tables: new Map(),   // id -> TablePublic from the API (hand, stakes: the table's state)
   reported: new Map(), // id -> {at, seq, hand, stakes} of the table's latest feed "state"
   reports: 0,          // feed "state" items taken (a read started before one keeps it)
   happened: new Map(), // id -> the latest action or board of the hand in play (feed events)
+  recent: new Map(),   // id -> [{at, text}] the table's latest events, newest first
+  shot: new Map(),     // id -> the table's last shot_clock report in this hand
   selected: null,
+  armed: null,         // "table what" of a command waiting for its "Yes"
   socket: null,
   retry: 0,
-  renderQueued: false,
-  refreshing: new Map(), // id -> {running, again}
+  refreshing: new Map(), // id -> {again}
   pending: new Set(),    // commands sent and not answered yet, as "table command-json"
+  ticker: null,
 };
 
-const $ = (id) => document.getElementById(id);
-
-// ------------------------------------------------------------------ DOM helper
-function h(tag, attrs, ...children) {
-  const el = document.createElement(tag);
-  for (const [key, value] of Object.entries(attrs || {})) {
-    if (value === null || value === undefined || value === false) continue;
-    if (key === "class") el.className = value;
-    else if (key === "dataset") Object.assign(el.dataset, value);
-    else if (key.startsWith("on")) el.addEventListener(key.slice(2), value);
-    else el.setAttribute(key, value === true ? "" : value);
-  }
-  for (const child of children.flat()) {
-    if (child === null || child === undefined || child === false) continue;
-    el.append(child instanceof Node ? child : document.createTextNode(String(child)));
-  }
-  return el;
-}
-
-// Re-rendering builds fresh nodes; patch() carries over only what differs, so a button
-// under the pointer stays the same element while the table it belongs to is busy (a click
-// on a button replaced between mousedown and mouseup would be lost). Buttons carry their
-// command in data attributes and one delegated listener reads them.
-function patchChildren(parent, fresh) {
-  const old = [...parent.childNodes];
-  fresh.forEach((node, i) => {
-    if (i < old.length) patchNode(old[i], node);
-    else parent.append(node);
-  });
-  for (let i = fresh.length; i < old.length; i += 1) old[i].remove();
-}
-
-function patchNode(cur, node) {
-  if (cur.isEqualNode(node)) return;
-  if (cur.nodeName !== node.nodeName || (cur.nodeType !== 1 && cur.nodeType !== 3)) {
-    cur.replaceWith(node);
-    return;
-  }
-  if (cur.nodeType === 3) {
-    cur.textContent = node.textContent;
-    return;
-  }
-  for (const a of [...cur.attributes]) if (!node.hasAttribute(a.name)) cur.removeAttribute(a.name);
-  for (const a of node.attributes) {
-    if (cur.getAttribute(a.name) !== a.value) cur.setAttribute(a.name, a.value);
-  }
-  patchChildren(cur, [...node.childNodes]);
-}
-
-const chips = (n) => (n === null || n === undefined ? "–" : Number(n).toLocaleString("en-US"));
-const MOVES = { fold: "folds", check: "checks", call: "calls", bet_raise: "bets or raises",
-  show: "shows", muck: "mucks", kill: "hand killed" };
-
-// ------------------------------------------------------------------ roles
-function canSend(name) {
-  if (!COMMAND_ROLES.has(state.role)) return false;
-  return state.role !== "floor" || FLOOR_COMMANDS.has(name);
-}
-
-// ------------------------------------------------------------------ HTTP
-class ApiError extends Error {
-  constructor(status, detail) {
-    super(detail);
-    this.status = status;
-  }
-}
-
-async function api(path, options = {}) {
-  const headers = { Authorization: `Bearer ${state.token}`, ...(options.headers || {}) };
-  let response;
-  try {
-    response = await fetch(API + path, { ...options, headers });
-  } catch (err) {
-    throw new ApiError(0, `the bridge cannot be reached (${err.message}); check the network`);
-  }
-  let body = null;
-  try { body = await response.json(); } catch { body = null; }
-  if (!response.ok) {
-    const detail = body && (body.message || (typeof body.detail === "string" ? body.detail : null));
-    const fallback = response.status >= 500
-      ? `the bridge failed (HTTP ${response.status}); check the table's state before `
-        + "trying again, and tell the bridge's admin"
-      : `HTTP ${response.status}`;
-    throw new ApiError(response.status, detail || fallback);
-  }
-  return body;
-}
+// What the next animation frame renders: every part, or only what changed.
+const dirty = { all: true, tables: new Set(), detail: false, alerts: false, strip: false,
+  queued: false };
 
 // ------------------------------------------------------------------ loading
 async function loadTables() {
   const since = state.reports;
-  const body = await api("/tables");
+  takeTables(await api("/tables"), since);
+}
+
+function takeTables(body, since) {
   state.broker = body.broker || null;
   state.tables = new Map();
   for (const t of body.data) adopt(t, since);
@@ -139,11 +61,13 @@ async function loadTables() {
 function adopt(table, since) {
   const report = state.reported.get(table.id);
   table.seat_nodes_offline = (table.reported && table.reported.seat_nodes_offline) || [];
+  delete table.reported; // the fields the page uses are copied above; the rest is heavy
   if (report && report.at > since) {
     Object.assign(table, { hand: report.hand, stakes: report.stakes,
       seat_nodes_offline: report.nodesOffline });
   }
   state.tables.set(table.id, table);
+  touchTable(table.id);
 }
 
 function takeReport(item) {
@@ -158,9 +82,8 @@ function takeReport(item) {
   if (table) {
     Object.assign(table, { hand: report.hand, stakes: report.stakes,
       seat_nodes_offline: report.nodesOffline });
-  }
-  else refreshTable(item.table);
-  scheduleRender();
+    touchTable(item.table);
+  } else refreshTable(item.table);
 }
 
 // The latest thing that happened in the hand in play, to show beside whose turn it is.
@@ -184,6 +107,7 @@ function noteSeatNode(tableId, ev) {
   table.seat_nodes_offline = [...down].sort((a, b) => a - b);
 }
 
+// One table read again; a read asked for while one runs runs once more after it.
 function refreshTable(tableId) {
   const job = state.refreshing.get(tableId);
   if (job) { job.again = true; return; }
@@ -195,7 +119,6 @@ function refreshTable(tableId) {
       try {
         const since = state.reports;
         adopt(await api(`/tables/${encodeURIComponent(tableId)}`), since);
-        scheduleRender();
       } catch (err) {
         if (err.status === 401) { signOut(err.message); return; }
       }
@@ -229,45 +152,56 @@ function connectFeed() {
   });
 }
 
+function onHello(item) {
+  state.role = item.role;
+  state.retry = 0;
+  setLink("Live", "live");
+  const who = $("who");
+  who.textContent = `Signed in as ${item.role}`;
+  who.hidden = false;
+  loadTables().catch((err) => setLink(`Could not load the tables: ${err.message}`, "down"));
+  loadAlerts(); // alerts.js
+  startSummary(); // strip.js
+  if (COMMAND_ROLES.has(state.role)) { loadHouses(); loadRake(); } // house.js, rake.js
+  scheduleRender();
+}
+
+function onEvent(item) {
+  const kind = item.event.kind;
+  noteHappening(item.table, item.event);
+  noteSeatNode(item.table, item.event);
+  noteRecent(item.table, item.event); // detail.js
+  if (REFRESHING_EVENTS.has(kind) || !state.tables.has(item.table)) refreshTable(item.table);
+  if (SUMMARY_EVENTS.has(kind)) summarySoon(); // strip.js
+  touchTable(item.table);
+}
+
 function onFeed(item) {
-  if (item.type === "hello") {
-    state.role = item.role;
-    state.retry = 0;
-    setLink("Live", "live");
-    const who = $("who");
-    who.textContent = `Signed in as ${item.role}`;
-    who.hidden = false;
-    loadTables().catch((err) => setLink(`Could not load the tables: ${err.message}`, "down"));
-    if (COMMAND_ROLES.has(state.role)) { loadHouses(); loadRake(); } // house.js, rake.js
-    scheduleRender();
-  } else if (item.type === "broker") {
-    // the bridge's own broker connection: while it is down no table's state is known;
-    // once it is back, each table is known again as its status item arrives
-    state.broker = { connected: item.connected,
-      lost_at: item.since ? new Date(item.since * 1000).toISOString() : null };
-    if (!item.connected) for (const t of state.tables.values()) t.online = null;
-    scheduleRender();
-  } else if (item.type === "status") {
-    const table = state.tables.get(item.table);
-    if (table) { table.online = item.online; scheduleRender(); }
-    refreshTable(item.table);
-  } else if (item.type === "event") {
-    noteHappening(item.table, item.event);
-    noteSeatNode(item.table, item.event);
-    if (REFRESHING_EVENTS.has(item.event.kind) || !state.tables.has(item.table)) {
-      refreshTable(item.table);
+  switch (item.type) {
+    case "hello": onHello(item); break;
+    case "event": onEvent(item); break;
+    case "state": takeReport(item); break; // the engine's view of the hand in play
+    case "alert": case "alert_cleared": takeAlertItem(item); break; // alerts.js
+    case "broker": {
+      // the bridge's own broker connection: while it is down no table's state is known;
+      // once it is back, each table is known again as its status item arrives
+      state.broker = { connected: item.connected,
+        lost_at: item.since ? new Date(item.since * 1000).toISOString() : null };
+      if (!item.connected) for (const t of state.tables.values()) t.online = null;
+      scheduleRender();
+      break;
     }
-    scheduleRender();
-  } else if (item.type === "state") {
-    takeReport(item); // the table's public state: the engine's view of the hand in play
-  } else if (item.type === "conflict") {
-    refreshTable(item.table); // the table's conflicts count: an alert on its card
-  } else if (item.type === "hand_ended") {
-    loadRake(); // rake.js: today's ledger has one more hand
-  } else if (item.type === "stored") {
-    refreshTable(item.table); // events reach the feed before the store: reload once stored
+    case "status": {
+      const table = state.tables.get(item.table);
+      if (table) { table.online = item.online; touchTable(item.table); }
+      refreshTable(item.table);
+      break;
+    }
+    case "conflict": refreshTable(item.table); break; // its conflicts count: on its card
+    case "hand_ended": loadRake(); break; // rake.js: today's ledger has one more hand
+    case "stored": refreshTable(item.table); break; // events reach the feed before the store
+    default: break; // "dropped" is followed by a close; the reconnection reloads all
   }
-  // "dropped" is followed by a close, and the reconnection reloads everything
 }
 
 function setLink(text, kind) {
@@ -277,135 +211,69 @@ function setLink(text, kind) {
 }
 
 // ------------------------------------------------------------------ rendering
-function scheduleRender() {
-  if (state.renderQueued) return;
-  state.renderQueued = true;
-  requestAnimationFrame(() => {
-    state.renderQueued = false;
-    render();
-  });
+function queueFrame() {
+  if (dirty.queued) return;
+  dirty.queued = true;
+  requestAnimationFrame(render);
 }
 
-function fullest() {
-  let most = 0;
-  for (const t of state.tables.values()) if (!t.closed) most = Math.max(most, t.seats.length);
-  return most;
+function scheduleRender() { dirty.all = true; queueFrame(); }
+
+function touchTable(id) {
+  if (id === null || id === undefined) return;
+  dirty.tables.add(id);
+  if (id === state.selected) dirty.detail = true;
+  queueFrame();
 }
 
-function shortBy(table, most) {
-  if (table.closed) return 0;
-  const gap = most - table.seats.length;
-  return gap >= SHORT_BY ? gap : 0;
+function touchDetail() { dirty.detail = true; queueFrame(); }
+
+function touchStrip() { dirty.strip = true; queueFrame(); }
+
+function touchAlerts(tables) {
+  dirty.alerts = true;
+  for (const id of tables) touchTable(id);
+  queueFrame();
 }
 
-function badges(table, short) {
-  const out = [];
-  if (table.online === null) {
-    out.push(h("span", { class: "badge unknown", title: "the bridge cannot hear the tables: "
-      + "this table's state is not known until it reports again" }, "UNKNOWN"));
-  } else if (!table.online) out.push(h("span", { class: "badge offline" }, "OFFLINE"));
-  for (const seat of table.seat_nodes_offline || []) {
-    out.push(h("span", { class: "badge node-offline", title: "the seat node is not answering: "
-      + "its cards are not read; the dealer keys them in" }, `SEAT ${seat} NODE OFFLINE`));
-  }
-  if (table.conflicts) { // issue 17: a payload came for a seq that held another one
-    out.push(h("span", { class: "badge conflict", title: "a payload arrived for a seq that "
-      + "already held another one; the first stands, the other is kept for audit: GET "
-      + `/api/v1/tables/${table.id}/conflicts` }, `SEQ CONFLICT ×${table.conflicts}`));
-  }
-  if (table.closed) out.push(h("span", { class: "badge closed" }, "CLOSED"));
-  if (table.paused) out.push(h("span", { class: "badge paused" }, "PAUSED"));
-  if (table.hand_for_hand) out.push(h("span", { class: "badge h4h" }, "HAND-FOR-HAND"));
-  if (short) out.push(h("span", { class: "badge short" }, `SHORT −${short}`));
-  if (table.colour_up_at_level) {
-    out.push(h("span", { class: "badge colour" }, `COLOUR-UP AT L${table.colour_up_at_level}`));
-  }
-  return out;
+function summaryChanged(tables) {
+  dirty.strip = true;
+  for (const id of tables) touchTable(id);
+  if (tables.length) dirty.detail = true; // sizes and levels in force
+  queueFrame();
 }
 
-// The hand panel with the state's seq and the latest action or board of the same hand.
-function handOf(table) {
-  const report = state.reported.get(table.id);
-  const last = state.happened.get(table.id);
-  const happened = last && table.hand && (!report || report.handNo === last.hand_no)
-    ? happening(last, table.hand) : null;
-  return handPanel(table, report ? report.seq : null, happened);
-}
-
-function facts(table) {
-  const clock = table.paused ? "paused"
-    : table.clock_on_seat ? `called on seat ${table.clock_on_seat}` : "running";
-  const street = table.hand ? ` · ${table.hand.street}` : "";
-  const rows = [
-    ["Level", table.level],
-    ["Blinds", stakesText(table.stakes)],
-    ["Clock", clock],
-    ["Hand", table.hand_in_progress ? `#${table.hand_no} in play${street}`
-      : table.hand_no ? `#${table.hand_no} over` : "none yet"],
-    ["Players", table.seats.length],
-  ];
-  return h("dl", { class: "facts" }, rows.map(([k, v]) => h("div", { class: "fact" },
-    h("dt", {}, k), h("dd", { dataset: { fact: k.toLowerCase() } }, v))));
-}
-
-// An action (positions as in the events: the hand's players in order) or a board dealt.
-function happening(ev, hand) {
-  if (ev.kind === "board") return `${ev.street || "board"} ${ev.cards.map(cardText).join(" ")}`;
-  const who = hand.players[ev.player] ? `Seat ${hand.players[ev.player].seat}`
-    : `Player ${ev.player}`;
-  if (ev.action === "bet_raise") return `${who} bets or raises to ${chips(ev.amount)}`;
-  if (ev.action === "call") return `${who} calls ${chips(ev.amount)}`;
-  return `${who} ${MOVES[ev.action] || ev.action}`;
-}
-
-function seatList(table) {
-  if (table.seats.length === 0) return h("p", { class: "empty" }, "No players seated");
-  return h("ol", { class: "seats", "aria-label": `Seats at table ${table.id}` },
-    table.seats.map((s) => {
-      const seat = seatInHand(table, s);
-      return h("li", { class: `seat${seat.classes}`, dataset: { seat: s.seat } },
-        h("span", { class: "seat-no" }, `Seat ${s.seat}`), seat.name,
-        h("span", { class: "stack" }, chips(seat.stack)));
-    }));
-}
-
+// One frame's render: only what changed since the last one.
 function render() {
-  const grid = $("grid");
-  const most = fullest();
-  const tables = [...state.tables.values()].sort((a, b) => a.id.localeCompare(b.id,
-    undefined, { numeric: true }));
-  $("no-tables").hidden = tables.length > 0;
-  patchChildren(grid, tables.map((t) => {
-    const short = shortBy(t, most);
-    const classes = ["table-card", t.online === null ? "unknown" : t.online ? "online"
-      : "offline", short ? "short" : "",
-      t.paused ? "paused" : "", t.closed ? "closed" : "",
-      t.id === state.selected ? "selected" : ""].filter(Boolean).join(" ");
-    return h("li", { class: classes, dataset: { table: t.id } },
-      h("div", { class: "card-head" },
-        h("h3", {}, h("button", {
-          type: "button", class: "open", "aria-pressed": String(t.id === state.selected),
-          dataset: { open: t.id },
-        }, `Table ${t.id}`)),
-        h("p", { class: "badges" }, badges(t, short))),
-      houseLine(t), facts(t), handOf(t), seatList(t));
-  }));
+  const job = { ...dirty, tables: dirty.tables };
+  Object.assign(dirty, { all: false, tables: new Set(), detail: false, alerts: false,
+    strip: false, queued: false });
+  if (!state.token) return;
+  renderGrid(job.all ? null : job.tables);
+  if (job.all || job.alerts) renderAlerts();
+  if (job.all || job.strip) renderStrip();
+  if (job.all || job.detail) renderDetail();
   renderBrokerLost();
-  const online = tables.filter((t) => t.online).length;
-  const players = tables.reduce((n, t) => n + t.seats.length, 0);
-  $("summary").textContent = tables.length
-    ? `${tables.length} tables · ${online} online · ${players} players` : "";
-  renderDetail(most);
+  renderSummaryLine();
+}
+
+function renderSummaryLine() {
+  let online = 0;
+  let players = 0;
+  let closed = 0;
+  for (const t of state.tables.values()) {
+    if (t.online) online += 1;
+    if (t.closed) closed += 1;
+    players += t.seats.length;
+  }
+  const n = state.tables.size;
+  $("summary").textContent = n ? `${n} tables · ${online} online · ${players} players`
+    + `${closed ? ` · ${closed} closed` : ""}` : "";
 }
 
 // The banner over the grid while the bridge has lost its broker (tables' states unknown).
 function renderBrokerLost() {
-  let banner = $("broker-lost");
-  if (!banner) {
-    banner = h("p", { id: "broker-lost", class: "broker-lost", role: "alert" });
-    const grid = $("grid");
-    grid.parentNode.insertBefore(banner, grid);
-  }
+  const banner = $("broker-lost");
   const lost = state.broker && !state.broker.connected;
   banner.hidden = !lost;
   if (!lost) return;
@@ -415,170 +283,25 @@ function renderBrokerLost() {
   banner.textContent = `The bridge has lost the broker: tables' states unknown since ${hhmm}`;
 }
 
-// ------------------------------------------------------------------ detail view
-function select(tableId) {
-  state.selected = state.selected === tableId ? null : tableId;
-  if (state.selected) history.replaceState(null, "", `#table=${encodeURIComponent(tableId)}`);
-  else history.replaceState(null, "", location.pathname);
-  render();
-  if (state.selected) $("detail-title").focus?.();
-}
-
-function commandButton(label, command, table, extra = {}) {
-  if (!canSend(command.name)) return null;
-  const json = JSON.stringify(command);
-  return h("button", {
-    type: "button", class: extra.danger ? "cmd danger" : "cmd",
-    disabled: !table.online || state.pending.has(`${table.id} ${json}`),
-    dataset: { command: json, table: table.id },
-  }, label);
-}
-
-function renderDetail(most) {
-  const table = state.selected ? state.tables.get(state.selected) : null;
-  const detail = $("detail");
-  detail.hidden = !table;
-  document.body.classList.toggle("with-detail", Boolean(table));
-  if (!table) return;
-  const short = shortBy(table, most);
-  $("detail-title").textContent = `Table ${table.id}`;
-  $("detail-title").setAttribute("tabindex", "-1");
-
-  const others = [...state.tables.values()].filter((t) => t.id !== table.id && !t.closed);
-  const rows = table.seats.map((s) => {
-    const actions = [];
-    actions.push(commandButton("Call clock", { name: "call_clock", seat: s.seat }, table));
-    actions.push(commandButton("Remove", { name: "remove_player", seat: s.seat }, table,
-      { danger: true }));
-    if (canSend("move_player") && others.length) {
-      const id = `move-${s.seat}`;
-      const choose = h("select", { id, class: "move-to", dataset: { seat: s.seat } },
-        others.map((t) => h("option", { value: t.id }, t.id)));
-      actions.push(h("span", { class: "move" },
-        h("label", { for: id }, "to table"), choose,
-        h("button", {
-          type: "button", class: "cmd", disabled: !table.online,
-          dataset: { move: s.seat, table: table.id },
-        }, "Move")));
+// Once a second: relative times and countdowns (text only); a level that ran out asks the
+// bridge for the next one.
+function tick() {
+  tickTimes(); // alerts.js
+  const now = serverNow();
+  for (const el of document.querySelectorAll('#strip [data-ends]')) {
+    if (Number(el.dataset.ends) <= now && el.dataset.asked !== "1") {
+      el.dataset.asked = "1";
+      summarySoon();
     }
-    const seat = seatInHand(table, s);
-    return h("tr", { class: seat.classes.trim(), dataset: { seat: s.seat } },
-      h("th", { scope: "row" }, s.seat),
-      h("td", {}, seat.name),
-      h("td", { class: "num" }, chips(seat.stack)),
-      COMMAND_ROLES.has(state.role) ? h("td", { class: "actions" }, actions) : null);
-  });
-  const seats = table.seats.length === 0 ? h("p", { class: "empty" }, "No players seated")
-    : h("table", { class: "seat-table" },
-      h("caption", {}, `Players at table ${table.id}`),
-      h("thead", {}, h("tr", {}, h("th", { scope: "col" }, "Seat"),
-        h("th", { scope: "col" }, "Player"), h("th", { scope: "col", class: "num" }, "Stack"),
-        COMMAND_ROLES.has(state.role) ? h("th", { scope: "col" }, "Commands") : null)),
-      h("tbody", {}, rows));
-  patchChildren($("detail-body"), [
-    h("p", { class: "badges big" }, badges(table, short),
-      table.online ? null : h("span", { class: "note" },
-        "Commands cannot reach an offline table.")),
-    houseLine(table), facts(table), handOf(table), seats].filter(Boolean));
-
-  // the table's own commands
-  const commands = $("commands");
-  commands.hidden = !COMMAND_ROLES.has(state.role);
-  if (commands.hidden) return;
-  const closeArmed = $("table-commands").dataset.armed === table.id;
-  patchChildren($("table-commands"), [
-    table.paused ? commandButton("Resume", { name: "resume" }, table)
-      : commandButton("Pause", { name: "pause" }, table),
-    table.hand_for_hand
-      ? commandButton("Stop hand-for-hand", { name: "hand_for_hand", on: false }, table)
-      : commandButton("Start hand-for-hand", { name: "hand_for_hand", on: true }, table),
-    canSend("close_table") ? (closeArmed
-      ? commandButton(`Yes, close table ${table.id}`, { name: "close_table" }, table,
-        { danger: true })
-      : h("button", {
-        type: "button", class: "cmd danger", disabled: !table.online,
-        dataset: { arm: table.id },
-      }, "Close table…")) : null,
-  ].filter(Boolean));
-  $("seat-form").hidden = !canSend("seat_player");
-  $("director-form").hidden = !canSend("set_level");
-  for (const el of document.querySelectorAll("#commands form button, #commands form input, "
-    + "#commands form select")) el.disabled = !table.online;
-  renderHouseForm(table); // house.js: the House control (issue 18)
-  const free = [];
-  const taken = new Set(table.seats.map((s) => s.seat));
-  for (let seat = 1; seat <= 10; seat += 1) if (!taken.has(seat)) free.push(seat);
-  const seatSelect = $("seat-seat");
-  const keep = seatSelect.value;
-  if (seatSelect.dataset.free !== free.join(",")) {
-    seatSelect.replaceChildren(...free.map((n) => h("option", { value: n }, `Seat ${n}`)));
-    seatSelect.dataset.free = free.join(",");
-    if (free.includes(Number(keep))) seatSelect.value = keep;
   }
-  if (!$("level").value) $("level").placeholder = String(table.level + 1);
-}
-
-// ------------------------------------------------------------------ commands
-const describe = (c) => {
-  const bits = Object.entries(c).filter(([k]) => k !== "name").map(([k, v]) => `${k} ${v}`);
-  return bits.length ? `${c.name} (${bits.join(", ")})` : c.name;
-};
-
-function addReply(text, kind) {
-  const time = new Date().toLocaleTimeString("en-GB");
-  const item = h("li", { class: `reply ${kind}` }, h("time", {}, time), " ", text);
-  $("replies").prepend(item);
-  while ($("replies").children.length > 30) $("replies").lastChild.remove();
-  return item;
-}
-
-async function send(tableId, command, button) {
-  $("table-commands").dataset.armed = "";
-  const what = describe(command);
-  const key = `${tableId} ${JSON.stringify(command)}`;
-  const pending = addReply(`Sending ${what} to table ${tableId}…`, "pending");
-  state.pending.add(key);
-  if (button) { button.disabled = true; button.setAttribute("aria-busy", "true"); }
-  let text;
-  let kind;
-  try {
-    const reply = await api(`/tables/${encodeURIComponent(tableId)}/commands`, {
-      method: "POST", headers: { "Content-Type": "application/json" },
-      body: JSON.stringify({ command }),
-    });
-    if (reply.status === "ok") {
-      const data = reply.data ? Object.entries(reply.data).map(([k, v]) => `${k}: ${v}`)
-        .join(", ") : "";
-      text = `Table ${tableId} did ${what}${data ? ` — ${data}` : ""}`;
-      kind = "ok";
-    } else {
-      text = `Table ${tableId} refused ${what}: ${reply.error || "no reason given"}`;
-      kind = "error";
-    }
-  } catch (err) {
-    text = err.status === 504 ? `No reply: ${err.message}` : `Not done: ${err.message}`;
-    kind = "error";
-    if (err.status === 401) signOut(err.message);
-  }
-  pending.className = `reply ${kind}`;
-  pending.replaceChildren(h("time", {}, new Date().toLocaleTimeString("en-GB")), " ", text);
-  state.pending.delete(key);
-  if (button) { button.removeAttribute("aria-busy"); button.disabled = false; }
-  refreshTable(tableId);
-  scheduleRender();
-}
-
-function intField(id) {
-  const el = $(id);
-  if (!el.reportValidity() || el.value === "") { el.focus(); return null; }
-  return Number(el.value);
 }
 
 // ------------------------------------------------------------------ sign in / out
 async function signIn(token) {
   state.token = token;
+  let body;
   try {
-    await api("/tables");
+    body = await api("/tables");
   } catch (err) {
     state.token = null;
     sessionStorage.removeItem(TOKEN_KEY);
@@ -595,15 +318,17 @@ async function signIn(token) {
   $("sign-out").hidden = false;
   const wanted = new URLSearchParams(location.hash.slice(1)).get("table");
   if (wanted) state.selected = wanted;
+  takeTables(body, state.reports); // the floor at once; the feed's hello reads it again
+  clearInterval(state.ticker);
+  state.ticker = setInterval(tick, TICK_MS);
   connectFeed();
 }
 
 function signOut(reason) {
   const socket = state.socket;
-  Object.assign(state, { token: null, role: null, socket: null, selected: null });
-  state.tables.clear();
-  state.reported.clear();
-  state.happened.clear();
+  Object.assign(state, { token: null, role: null, socket: null, selected: null, armed: null });
+  for (const key of ["tables", "reported", "happened", "recent", "shot"]) state[key].clear();
+  clearInterval(state.ticker);
   if (socket) socket.close();
   sessionStorage.removeItem(TOKEN_KEY);
   $("board").hidden = true;
@@ -612,10 +337,31 @@ function signOut(reason) {
   $("sign-in").hidden = false;
   $("sign-in-error").textContent = reason || "";
   $("replies").replaceChildren();
+  document.body.classList.remove("with-detail");
   forgetHouses();
   forgetRake();
+  forgetAlerts();
+  forgetSummary();
+  forgetGrid();
   setLink("Not signed in", "none");
   $("token").focus();
+}
+
+function onClick(e) {
+  const button = e.target.closest("button");
+  if (!button || button.disabled) return;
+  const { open, show, ack } = button.dataset;
+  if (open) select(open);
+  else if (show) showTable(show);
+  else if (ack) acknowledge(ack);
+  else onCommandClick(button); // detail.js
+}
+
+function onKey(e) {
+  if (e.key !== "Escape") return;
+  if (state.armed) { state.armed = null; touchDetail(); } else if (state.selected) {
+    select(state.selected);
+  }
 }
 
 function wire() {
@@ -625,44 +371,12 @@ function wire() {
     if (token) signIn(token);
   });
   $("sign-out").addEventListener("click", () => signOut(""));
-  $("close-detail").addEventListener("click", () => select(state.selected));
+  wireGrid();
+  wireDetail();
   wireHouse();
   wireRake();
-  $("seat-form").addEventListener("submit", (e) => {
-    e.preventDefault();
-    const stack = intField("seat-stack");
-    const player = $("seat-player");
-    if (stack === null || !player.reportValidity()) return;
-    send(state.selected, { name: "seat_player", seat: Number($("seat-seat").value),
-      player: player.value, stack }, e.submitter);
-  });
-  $("set-level").addEventListener("click", (e) => {
-    const level = intField("level");
-    if (level !== null) send(state.selected, { name: "set_level", level }, e.currentTarget);
-  });
-  $("colour-up").addEventListener("click", (e) => {
-    const level = intField("colour-level");
-    if (level !== null) {
-      send(state.selected, { name: "colour_up", at_level: level }, e.currentTarget);
-    }
-  });
-  document.addEventListener("click", (e) => {
-    const button = e.target.closest("button");
-    if (!button || button.disabled) return;
-    const { open, command, table, move, arm } = button.dataset;
-    if (open) select(open);
-    else if (command) send(table, JSON.parse(command), button);
-    else if (move) {
-      const to = button.closest("tr").querySelector("select.move-to").value;
-      send(table, { name: "move_player", seat: Number(move), to_table: to }, button);
-    } else if (arm) {
-      $("table-commands").dataset.armed = arm;
-      render();
-    }
-  });
-  document.addEventListener("keydown", (e) => {
-    if (e.key === "Escape" && state.selected) select(state.selected);
-  });
+  document.addEventListener("click", onClick);
+  document.addEventListener("keydown", onKey);
   const saved = sessionStorage.getItem(TOKEN_KEY);
   if (saved) signIn(saved);
   else $("token").focus();

@@ -83,13 +83,30 @@ ROUTES: list[tuple[str, str, dict[str, Any] | None, frozenset[Role]]] = [
      FLOOR_ROLES),
     ("POST", "/api/v1/cash/games/nogame/tables", {"table_id": "t1"}, FLOOR_ROLES),
     ("PUT", "/api/v1/cash/players/ana/options", {"auto_top_up": True}, FLOOR_ROLES),
+    # the floor page (issue 20): every role reads the alerts and the summary, the floor acks
+    ("GET", "/api/v1/alerts", None, EVERYONE),
+    ("POST", "/api/v1/alerts/offline:t1/ack", None, FLOOR_ROLES),
+    ("GET", "/api/v1/floor/summary", None, EVERYONE),
+    # hand histories out (issue 21): OHH for every reader (hole cards by role, in
+    # tests/bridge/test_ohh_routes.py), a player's own file for the roles that see cards;
+    # the dispute timeline for the floor and up; the broadcast view for broadcast only
+    ("GET", "/api/v1/tables/t1/hands/1/ohh", None, EVERYONE),
+    ("GET", "/api/v1/tables/t1/ohh", None, EVERYONE),
+    ("GET", "/api/v1/director/tournaments/nosuch/ohh", None, EVERYONE),
+    ("GET", "/api/v1/director/tournaments/nosuch/summary.ohh", None, EVERYONE),
+    ("GET", "/api/v1/players/a/ohh", None,
+     frozenset({Role.BROADCAST, Role.DIRECTOR, Role.ADMIN})),
+    ("GET", "/api/v1/tables/t1/hands/1/timeline", None, FLOOR_ROLES),
+    ("GET", "/api/v1/tables/t1/hands/1/timeline.csv", None, FLOOR_ROLES),
+    ("GET", "/api/v1/broadcast/tables/t1", None, frozenset({Role.BROADCAST})),
 ]
 # what an admitted role gets when it is not a plain 200: created, or no such tournament
 ADMITTED = {("POST", "/api/v1/director/tournaments"): 201,
             ("POST", "/api/v1/director/sit-and-go"): 201,  # over table t1
             **{(m, u): 404 for m, u, _, _ in ROUTES if "/tournaments/nosuch" in u},
             ("POST", "/api/v1/cash/games"): 201,  # and no cash game "nogame":
-            **{(m, u): 404 for m, u, _, _ in ROUTES if "/games/nogame" in u}}
+            **{(m, u): 404 for m, u, _, _ in ROUTES if "/games/nogame" in u},
+            ("POST", "/api/v1/alerts/offline:t1/ack"): 404}  # t1 is online: no such alert
 
 # Public on purpose, outside the matrix (issue 19): the players' clock screen hangs in the
 # room with no one to sign it in; read-only, nothing private (tests/director/test_clock_screen.py)
@@ -111,6 +128,9 @@ def test_the_matrix_covers_every_route_of_the_schema(client: TestClient) -> None
                 .replace("tournaments/nosuch", "tournaments/{tid}")
                 .replace("games/nogame", "games/{game_id}")
                 .replace("waiting/ben", "waiting/{player}")
+                .replace("alerts/offline:{table_id}", "alerts/{alert_id}")
+                .replace("timeline.csv", "timeline.{export}")
+                .replace("players/a/ohh", "players/{player}/ohh")
                 .removesuffix("players/ana") + ("players/{player}" if url.endswith("players/ana")
                                                  else ""))
                for m, url, _, _ in ROUTES}

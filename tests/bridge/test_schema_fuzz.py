@@ -76,6 +76,18 @@ OPERATIONS = [
     ("POST", "/api/v1/cash/games/{game_id}/removals"),
     ("POST", "/api/v1/cash/games/{game_id}/tables"),
     ("PUT", "/api/v1/cash/players/{player}/options"),
+    # the floor page (issue 20)
+    ("GET", "/api/v1/alerts"), ("POST", "/api/v1/alerts/{alert_id}/ack"),
+    ("GET", "/api/v1/floor/summary"),
+    # hand histories out, the dispute timeline and the broadcast view (issue 21)
+    ("GET", "/api/v1/tables/{table_id}/hands/{hand_no}/ohh"),
+    ("GET", "/api/v1/tables/{table_id}/ohh"),
+    ("GET", "/api/v1/director/tournaments/{tid}/ohh"),
+    ("GET", "/api/v1/director/tournaments/{tid}/summary.ohh"),
+    ("GET", "/api/v1/players/{player}/ohh"),
+    ("GET", "/api/v1/tables/{table_id}/hands/{hand_no}/timeline"),
+    ("GET", "/api/v1/tables/{table_id}/hands/{hand_no}/timeline.{export}"),
+    ("GET", "/api/v1/broadcast/tables/{table_id}"),
 ]
 EXAMPLES = 30
 

@@ -1,0 +1,133 @@
+// Pitboss floor page: the helpers every module of the page shares (a DOM builder, a patcher
+// that keeps unchanged nodes, number and time formats, the API client). Plain JavaScript,
+// no build step: each dashboard/*.js file is a classic script loaded with `defer` in
+// index.html's order, so the names below are globals to the ones after it. The API client
+// reads the bearer token from app.js's `state` when it is called.
+"use strict";
+
+const API = "/api/v1";
+const $ = (id) => document.getElementById(id);
+
+// ------------------------------------------------------------------ DOM builder
+function h(tag, attrs, ...children) {
+  const el = document.createElement(tag);
+  for (const [key, value] of Object.entries(attrs || {})) {
+    if (value === null || value === undefined || value === false) continue;
+    if (key === "class") el.className = value;
+    else if (key === "dataset") {
+      for (const [k, v] of Object.entries(value)) {
+        if (v !== null && v !== undefined) el.dataset[k] = v;
+      }
+    } else if (key.startsWith("on")) el.addEventListener(key.slice(2), value);
+    else el.setAttribute(key, value === true ? "" : value);
+  }
+  for (const child of children.flat()) {
+    if (child === null || child === undefined || child === false) continue;
+    el.append(child instanceof Node ? child : document.createTextNode(String(child)));
+  }
+  return el;
+}
+
+// Re-rendering builds fresh nodes; patch() carries over only what differs, so a button
+// under the pointer stays the same element while the table it belongs to is busy (a click
+// on a button replaced between mousedown and mouseup would be lost), and an unchanged card
+// costs one comparison. Buttons carry their command in data attributes and one delegated
+// listener reads them.
+function patchChildren(parent, fresh) {
+  const old = [...parent.childNodes];
+  fresh.forEach((node, i) => {
+    if (i < old.length) patchNode(old[i], node);
+    else parent.append(node);
+  });
+  for (let i = fresh.length; i < old.length; i += 1) old[i].remove();
+}
+
+function patchNode(cur, node) {
+  if (cur.isEqualNode(node)) return;
+  if (cur.nodeName !== node.nodeName || (cur.nodeType !== 1 && cur.nodeType !== 3)) {
+    cur.replaceWith(node);
+    return;
+  }
+  if (cur.nodeType === 3) {
+    cur.textContent = node.textContent;
+    return;
+  }
+  for (const a of [...cur.attributes]) if (!node.hasAttribute(a.name)) cur.removeAttribute(a.name);
+  for (const a of node.attributes) {
+    if (cur.getAttribute(a.name) !== a.value) cur.setAttribute(a.name, a.value);
+  }
+  patchChildren(cur, [...node.childNodes]);
+}
+
+// ------------------------------------------------------------------ formats
+const chips = (n) => (n === null || n === undefined ? "–" : Number(n).toLocaleString("en-US"));
+
+// "12:05" or "1:02:05"; a clock never shows a negative time.
+function clockText(seconds) {
+  if (seconds === null || seconds === undefined || Number.isNaN(seconds)) return "–";
+  const s = Math.max(0, Math.ceil(seconds));
+  const hh = Math.floor(s / 3600);
+  const mm = Math.floor((s % 3600) / 60);
+  const ss = String(s % 60).padStart(2, "0");
+  return hh ? `${hh}:${String(mm).padStart(2, "0")}:${ss}` : `${mm}:${ss}`;
+}
+
+// "just now", "45 s ago", "3 min ago", "2 h 5 min ago": how long a condition has lasted.
+function agoText(seconds) {
+  const s = Math.max(0, Math.floor(seconds));
+  if (s < 5) return "just now";
+  if (s < 60) return `${s} s ago`;
+  if (s < 3600) return `${Math.floor(s / 60)} min ago`;
+  const mm = Math.floor((s % 3600) / 60);
+  return `${Math.floor(s / 3600)} h${mm ? ` ${mm} min` : ""} ago`;
+}
+
+const ordinal = (n) => {
+  const tens = n % 100;
+  const suffix = tens >= 11 && tens <= 13 ? "th" : ({ 1: "st", 2: "nd", 3: "rd" }[n % 10] || "th");
+  return `${n}${suffix}`;
+};
+
+// Table ids in the order a person counts them: t2 before t10.
+const byTableId = (a, b) => a.localeCompare(b, undefined, { numeric: true });
+
+// ------------------------------------------------------------------ the bridge's clock
+// Times from the bridge (epoch seconds) are compared with the bridge's own "now": the
+// offset is taken from each response's server_time, so a browser whose clock is off
+// still counts down and ages alerts right.
+const serverClock = { offset: 0 };
+
+function noteServerTime(serverTime) {
+  if (typeof serverTime === "number") serverClock.offset = serverTime - Date.now() / 1000;
+}
+
+const serverNow = () => Date.now() / 1000 + serverClock.offset;
+
+// ------------------------------------------------------------------ HTTP
+class ApiError extends Error {
+  constructor(status, detail) {
+    super(detail);
+    this.status = status;
+  }
+}
+
+async function api(path, options = {}) {
+  const headers = { Authorization: `Bearer ${state.token}`, ...(options.headers || {}) };
+  let response;
+  try {
+    response = await fetch(API + path, { ...options, headers });
+  } catch (err) {
+    throw new ApiError(0, `the bridge cannot be reached (${err.message}); check the network`);
+  }
+  let body = null;
+  try { body = await response.json(); } catch { body = null; }
+  if (!response.ok) {
+    const detail = body && (body.message || (typeof body.detail === "string" ? body.detail : null));
+    const fallback = response.status >= 500
+      ? `the bridge failed (HTTP ${response.status}); check the table's state before `
+        + "trying again, and tell the bridge's admin"
+      : `HTTP ${response.status}`;
+    throw new ApiError(response.status, detail || fallback);
+  }
+  return body;
+}
