@@ -249,17 +249,22 @@ class Station:
         if amount is not None:
             for digit in str(amount):
                 self.pad.press(self.keymap.code_of(digit))
-            await self.pad.settle()
+            await self._keys_read()
             await self.settled()
         window = self._window()
         t0 = time.perf_counter()
         self.pad.press(self.keymap.code_of(verb))
-        await self.pad.settle()  # the reader has handled it: the command was carried out
+        await self._keys_read()  # the reader has handled it: the command was carried out
         self._accepted(f"key {verb}")
         shown, sent = await window.changed(self.tablet_a, f"key {verb}")
         figures.key_display.append((shown - t0) * 1000)
         figures.key_sse.append((sent - t0) * 1000)
         figures.events.append(self.journal.last_seq - window.seq)
+
+    async def _keys_read(self) -> None:
+        """Until the keypad's reader has handled every key pressed (or said why not)."""
+        async with _stuck("the keypad's reader never handled the keys pressed"):
+            await self.pad.settle()
 
     async def tap(self, verb: str, amount: int | None, figures: Figures) -> None:
         """A tap as the page sends it (the turn of the frame it shows), timed to the HTTP
@@ -431,11 +436,11 @@ def _timed(figures: Figures, desk: Desk, outbox: Outbox) -> None:
         finally:
             journaling[0] += (time.perf_counter() - t0) * 1000
 
-    def timed_do(command: Any) -> Any:
+    def timed_do(command: Any, origin: Any = None) -> Any:
         journaling[0] = 0.0
         t0 = time.perf_counter()
         try:
-            return do(command)
+            return do(command, origin)
         finally:
             figures.do.append((time.perf_counter() - t0) * 1000)
             figures.journaling.append(journaling[0])
