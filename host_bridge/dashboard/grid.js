@@ -61,7 +61,7 @@ function attentionOf(table, most) {
   if (open.length) {
     return { rank: 30 + 10 * SEVERITY_RANK[open[0].severity], level: open[0].severity };
   }
-  if (table.closed) return { rank: 0, level: "none" };
+  if (table.closed) return { rank: -1, level: "none" }; // shown when asked: after the rest
   if (table.online === false) return { rank: 55, level: "high" };
   if ((table.seat_nodes_offline || []).length || table.conflicts) {
     return { rank: 45, level: "medium" };

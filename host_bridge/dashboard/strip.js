@@ -82,6 +82,15 @@ function startSummary() {
 const summaryOf = (tableId) => (summary.body && summary.body.tables
   && summary.body.tables[tableId]) || null;
 
+// The prize pool and the prizes come in cents (the director's money): shown as dollars,
+// with cents only when there are some.
+function dollars(cents) {
+  if (cents === null || cents === undefined) return "–";
+  const whole = cents % 100 === 0;
+  return (cents / 100).toLocaleString("en-US", { style: "currency", currency: "USD",
+    minimumFractionDigits: whole ? 0 : 2, maximumFractionDigits: whole ? 0 : 2 });
+}
+
 function blindsText(x) {
   if (!x) return "–";
   return `${chips(x.small_blind)} / ${chips(x.big_blind)}${x.ante ? ` · ante ${chips(x.ante)}` : ""}`;
@@ -107,7 +116,7 @@ function tournamentCard(t) {
   if (t.on_break) flags.push(h("span", { class: "badge break" }, "ON BREAK"));
   if (t.paused) flags.push(h("span", { class: "badge paused" }, "CLOCK PAUSED"));
   if (t.hand_for_hand) flags.push(h("span", { class: "badge h4h" }, "HAND-FOR-HAND"));
-  if (t.colour_up) flags.push(h("span", { class: "badge colour" }, `COLOUR-UP ${t.colour_up}`));
+  if (t.colour_up) flags.push(h("span", { class: "badge colour" }, t.colour_up.toUpperCase()));
   const next = t.next ? `L${t.next.level} · ${blindsText(t.next)}` : "last level";
   const breakAt = summary.breakAt.get(t.id);
   const toBreak = t.on_break ? "now"
@@ -115,7 +124,7 @@ function tournamentCard(t) {
       : t.break_in_s !== null && t.break_in_s !== undefined
         ? countdown(null, t.break_in_s, true, "break") : "–";
   const pay = t.next_payout
-    ? `${ordinal(t.next_payout.place)} ${chips(t.next_payout.prize)} · `
+    ? `${ordinal(t.next_payout.place)} ${dollars(t.next_payout.prize)} · `
       + `${t.next_payout.players_to_go} to go` : "–";
   return h("article", { class: "tourney", dataset: { tournament: t.id },
     "aria-label": `Tournament ${t.name}` },
@@ -132,7 +141,7 @@ function tournamentCard(t) {
     stripFact("Break in", toBreak, "break-in"),
     stripFact("Players", `${chips(t.players_left)} / ${chips(t.entries)}`, "players"),
     stripFact("Average", chips(t.average_stack), "average"),
-    stripFact("Prize pool", chips(t.prize_pool), "prize-pool"),
+    stripFact("Prize pool", dollars(t.prize_pool), "prize-pool"),
     stripFact("Next pay jump", pay, "next-payout")));
 }
 
