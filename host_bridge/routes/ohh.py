@@ -43,11 +43,13 @@ EMPTY: dict[int | str, dict[str, Any]] = {
 MEDIA = "text/plain; charset=utf-8"
 
 
-def _download(body: str, filename: str, media: str, hands: int = 1,
+def _download(body: str, filename: str, media: str, hands: int | None = 1,
               skipped: int = 0) -> Response:
-    return Response(body, media_type=media, headers={
-        "Content-Disposition": f'attachment; filename="{filename}"',
-        "X-OHH-Hands": str(hands), "X-OHH-Skipped": str(skipped)})
+    """A download; ``hands``: how many hands it holds (None: it holds none, a summary)."""
+    headers = {"Content-Disposition": f'attachment; filename="{filename}"'}
+    if hands is not None:
+        headers |= {"X-OHH-Hands": str(hands), "X-OHH-Skipped": str(skipped)}
+    return Response(body, media_type=media, headers=headers)
 
 
 def _file(docs: list[dict[str, object]], skipped: int, name: str, what: str) -> Response:
@@ -132,7 +134,7 @@ async def read_tournament_summary(tid: TournamentId, session: SessionDep, bridge
     director = room.find(tid)
     summary = ohh.tournament_summary(session, director, site=bridge.settings.site)
     return _download(json.dumps({"ots": summary}, ensure_ascii=False),
-                     f"{ohh.safe_name(director.id)}.ots", "application/json")
+                     f"{ohh.safe_name(director.id)}.ots", "application/json", hands=None)
 
 
 @router.get("/players/{player}/ohh", responses={**AUTH, **EMPTY, 200: FILE})
