@@ -162,6 +162,45 @@ function alertLines(table) {
       h("strong", {}, a.text), " — ", a.action)));
 }
 
+// The table's finished hands (issue 21), newest first: each one's Open Hand History
+// download (the button is hand.js's) and, for the floor and up, its dispute timeline.
+// Read when the view opens and again whenever the table's hand number moves on.
+const HANDS_SHOWN = 20;
+const TIMELINE_ROLES = new Set(["floor", "director", "admin"]);
+const handsRead = new Map(); // table id -> {handNo, hands: [HandPublic] | null, error}
+
+async function readHands(table) {
+  const entry = { handNo: table.hand_no, hands: handsRead.get(table.id)?.hands ?? null,
+    error: null };
+  handsRead.set(table.id, entry);
+  try {
+    const body = await api(`/tables/${encodeURIComponent(table.id)}/hands?limit=${HANDS_SHOWN}`);
+    entry.hands = body.data.filter((x) => x.status !== "in_progress");
+  } catch (err) {
+    entry.error = `The table's hands could not be read: ${err.message}`;
+  }
+  touchDetail();
+}
+
+function handList(table) {
+  const read = handsRead.get(table.id);
+  if (!read || read.handNo !== table.hand_no) readHands(table);
+  if (read && read.error) return h("p", { class: "form-error", role: "alert" }, read.error);
+  if (!read || !read.hands) return h("p", { class: "empty" }, "Reading the table's hands…");
+  if (!read.hands.length) return h("p", { class: "empty" }, "No finished hand yet.");
+  const timeline = TIMELINE_ROLES.has(state.role);
+  return h("ol", { class: "hand-list", "aria-label": `Hands of table ${table.id}` },
+    read.hands.map((x) => h("li", { dataset: { handNo: x.hand_no } },
+      h("span", { class: "hand-no" }, `Hand #${x.hand_no}`),
+      x.status === "voided" ? h("span", { class: "note" }, " voided") : null,
+      x.status === "ended" ? h("button", {
+        type: "button", class: "ohh", dataset: { ohhTable: table.id, ohhHand: x.hand_no },
+        title: "Download the hand as Open Hand History (JSON) for a poker tracker",
+      }, "OHH") : null,
+      timeline ? h("a", { class: "nav", href: `timeline.html?table=${encodeURIComponent(
+        table.id)}&hand=${x.hand_no}` }, "Timeline") : null)));
+}
+
 function renderDetail() {
   const table = state.selected ? state.tables.get(state.selected) : null;
   const detail = $("detail");
@@ -184,7 +223,8 @@ function renderDetail() {
     h("dl", { class: "facts shot" }, h("div", { class: "fact" }, h("dt", {}, "Shot clock"),
       h("dd", { dataset: { hand: "shot-clock" } }, shotClock(table)))),
     seatTable(table),
-    h("h3", {}, "Recent events"), recentList(table)].filter(Boolean));
+    h("h3", {}, "Recent events"), recentList(table),
+    h("h3", {}, "Hands"), handList(table)].filter(Boolean));
   renderCommands(table);
 }
 

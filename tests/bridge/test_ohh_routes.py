@@ -473,6 +473,31 @@ def test_the_floor_page_saves_the_last_finished_hand_as_the_routes_ohh(
     page.context.close()
 
 
+def test_the_table_view_lists_every_finished_hand_with_its_ohh_and_its_timeline(
+        browser: Any, expect: Any, served: Any, client: TestClient) -> None:
+    """Any finished hand, not only the last: the table view's Hands list (issue 21)."""
+    page = signed_in(browser, served, "", Role.FLOOR)
+    page.locator(f'li.table-card[data-table="{CASH}"]').get_by_role(
+        "button", name=f"Table {CASH}").click()
+    hands = page.locator("#detail ol.hand-list li")
+    expect(hands).to_have_count(3)  # hand 4 is in play: not listed
+    expect(hands.locator(".hand-no")).to_have_text(["Hand #3", "Hand #2", "Hand #1"])
+    first = hands.nth(2)
+    name, body = downloaded(page, first.get_by_role("button", name="OHH").click)
+    assert name == f"{CASH}-1.ohh"
+    assert body == get(client, f"/tables/{CASH}/hands/1/ohh", Role.FLOOR).content
+    VALIDATOR.validate(json.loads(body))
+    expect(first.get_by_role("link", name="Timeline")).to_have_attribute(
+        "href", f"timeline.html?table={CASH}&hand=1")
+    page.context.close()
+    viewer = signed_in(browser, served, "", Role.VIEWER)  # the timeline is the floor's
+    viewer.locator(f'li.table-card[data-table="{CASH}"]').get_by_role(
+        "button", name=f"Table {CASH}").click()
+    expect(viewer.locator("#detail ol.hand-list li")).to_have_count(3)
+    expect(viewer.locator("#detail ol.hand-list").get_by_role("link")).to_have_count(0)
+    viewer.context.close()
+
+
 def test_the_director_page_saves_the_tournaments_hands_and_summary(
         browser: Any, expect: Any, served: Any, client: TestClient, built: Built) -> None:
     page = signed_in(browser, served, "director.html", Role.DIRECTOR)
