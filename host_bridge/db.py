@@ -20,6 +20,14 @@ from sqlalchemy.pool import StaticPool
 
 MIGRATIONS = Path(__file__).resolve().parent / "migrations"
 _BEGIN = "pitboss_sqlite_begin"  # execution option: how a SQLite transaction begins
+#: A SQLite file's connection pool (kept, overflow). Every page and REST route that is a
+#: plain function runs on the server's worker threads (40 at once), each holding one
+#: connection while it reads; the event loop (the director, the alert board, the feed's
+#: pages), the ingest thread and the command desk hold one each besides. The default pool
+#: (5 + 10) made the sixteenth wait and fail after 30 s ("QueuePool limit of size 5
+#: overflow 10 reached") when pages and the director were busy together; a SQLite
+#: connection is an open file, so the pool covers every thread that can hold one.
+SQLITE_POOL = (8, 56)
 
 
 class StoreError(Exception):
@@ -34,6 +42,8 @@ def make_engine(url: str) -> Engine:
         kwargs["connect_args"] = {"check_same_thread": False}
         if url in ("sqlite://", "sqlite:///:memory:"):
             kwargs["poolclass"] = StaticPool
+        else:  # see SQLITE_POOL
+            kwargs["pool_size"], kwargs["max_overflow"] = SQLITE_POOL
     try:
         engine = create_engine(url, **kwargs)
     except (ArgumentError, NoSuchModuleError) as exc:

@@ -80,10 +80,11 @@ from host_bridge.ingest_parts import (
     _sha256,
     event_item,
     feed_json,
+    preload,
     state_item,
     too_far_ahead,
 )
-from host_bridge.models import EventRecord, Hand, HoleCards, PokerTable, Seat, SeqConflict
+from host_bridge.models import EventRecord, HoleCards, PokerTable, SeqConflict
 
 log = logging.getLogger(__name__)
 
@@ -177,8 +178,7 @@ class Ingest:
                 if self._shared:
                     self._claim(session, {t for _, m in parsed
                                           if isinstance(t := getattr(m, "table", None), str)})
-                self._preload(batch, {m.table for _, m in parsed if isinstance(
-                    m, EventMessage) and changes_floor(m.event)})
+                preload(batch, [m for _, m in parsed if isinstance(m, EventMessage)])
                 for topic, message in parsed:
                     self._taken += 1
                     if message is None:
@@ -247,20 +247,6 @@ class Ingest:
                         .order_by(PokerTable.id).with_for_update())
         for table_id in ids:
             self._cursors.pop(table_id, None)
-
-    @staticmethod
-    def _preload(batch: _Batch, heavy: set[str]) -> None:
-        """The rows, seats and open hands of the batch's tables with a hand or a change
-        in it, in three queries, held so that ``session.get`` (and :func:`_hand`) find them
-        without asking the store again."""
-        session = batch.session
-        if not heavy:
-            return
-        batch.held += session.scalars(select(PokerTable).where(PokerTable.id.in_(heavy)))
-        batch.held += session.scalars(select(Seat).where(Seat.table_id.in_(heavy)))
-        hands = session.scalars(select(Hand).where(Hand.table_id.in_(heavy),
-                                                   Hand.status == "in_progress")).all()
-        session.info[_HANDS] = {(h.table_id, h.hand_no): h for h in hands}
 
     def _sync(self, batch: _Batch) -> None:
         """Write the moved cursors to their tables' rows: one UPDATE for the batch (these

@@ -8,13 +8,22 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final, Protocol
 
 from pydantic import BaseModel
+from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from controller.events import HandStarted, HoleDealt
+from controller.events import (
+    BoardDealt,
+    HandStarted,
+    HoleDealt,
+    PlayerSeated,
+    RakeTaken,
+    StackAdjusted,
+)
 from controller.sync.messages import (
     EventMessage,
     ReplyMessage,
@@ -22,10 +31,14 @@ from controller.sync.messages import (
     StateMessage,
 )
 from host_bridge.floor_model import (
+    HAND_OVER,
+    OPEN_HANDS,
     FeedItem,
     HandLog,
+    changes_floor,
 )
 from host_bridge.hand_history import HAND_LOG
+from host_bridge.models import Hand, PokerTable, Seat
 
 #: How far above a table's stored contiguous seq the bridge holds an event (or its hole
 #: cards) for the gap below to fill: far more than a table sends in any outage. Further is
@@ -181,3 +194,39 @@ def state_item(message: StateMessage) -> FeedItem:
 def feed_json(item: FeedItem) -> str:
     """One feed item as the JSON text sent to browsers."""
     return json.dumps(item, separators=(",", ":"))
+
+
+#: events whose floor-model change reads the table's seats (preloaded for their tables)
+_READS_SEATS: Final = (PlayerSeated, StackAdjusted, *HAND_OVER)
+#: events whose floor-model change reads the table's open hand (preloaded likewise)
+_READS_HANDS: Final = (HandStarted, BoardDealt, RakeTaken, *HAND_OVER)
+
+
+def preload(batch: _Batch, events: Sequence[EventMessage]) -> None:
+    """The rows of the batch's tables with a change in it, their seats where an event
+    reads them (a seating, a stack, a hand's end) and their open hands where an event
+    reads those (a hand's start, board, rake or end), in at most three queries, held so
+    that ``session.get`` (and :func:`_hand`) find them without asking the store again.
+    Only what the batch's events read is loaded: each row loaded is an ORM object
+    built, whichever events follow."""
+    heavy: set[str] = set()
+    seated: set[str] = set()
+    handed: set[str] = set()
+    for message in events:
+        event = message.event
+        if not changes_floor(event):
+            continue
+        heavy.add(message.table)
+        if isinstance(event, _READS_SEATS):
+            seated.add(message.table)
+        if isinstance(event, _READS_HANDS):
+            handed.add(message.table)
+    if not heavy:
+        return
+    session = batch.session
+    batch.held += session.scalars(select(PokerTable).where(PokerTable.id.in_(heavy)))
+    if seated:
+        batch.held += session.scalars(select(Seat).where(Seat.table_id.in_(seated)))
+    hands = session.scalars(select(Hand).where(
+        Hand.table_id.in_(handed), Hand.status == "in_progress")).all() if handed else ()
+    session.info[OPEN_HANDS] = {(h.table_id, h.hand_no): h for h in hands}

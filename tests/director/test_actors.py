@@ -150,7 +150,7 @@ def test_the_page_shows_the_last_decisions_with_who_took_them_mid_tournament(
         served.play("T1")
     page.get_by_label("Player id").fill("zoe")
     page.get_by_role("button", name="Register").click()  # a late entry (TOURN-4)
-    expect(page.locator("#t-log")).to_contain_text("Registered zoe")
+    expect(page.locator("#t-log")).to_contain_text("Registered zoe", timeout=15_000)  # seated first
     assert "zoe" in {p for t in served.floor.tables.values() for p, _ in t.seats.values()}
     served.post(f"/director/tournaments/{tid}/penalties",
                 {"player": "p20", "penalty": "warning", "reason": "slow play"})
