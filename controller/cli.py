@@ -81,6 +81,8 @@ COMMANDS: dict[str, Job | Group] = {
                        "real Mosquitto; catch-up after an outage"),
         "bridge": _bench("bridge", "one bridge ingesting 200 tables through a real "
                          "Mosquitto; feed latency; memory"),
+        "floor": Job("tests.benchmarks.bench_floor_page", "the floor page with 200 live "
+                     "tables in Chromium: first paint, an update on screen", passes_prog=True),
         "catchup": _bench("catchup", "a 20,000-event backlog after a bridge or broker outage "
                           "caught up through the bridge on a real Mosquitto; resend requests "
                           "and duplicates"),
@@ -91,6 +93,8 @@ COMMANDS: dict[str, Job | Group] = {
         "seatsim": _bench("seatsim", "card placed at a simulated seat node (the real firmware "
                           "on MicroPython) -> table display updated, beside the node's cycle"),
         "equity": _bench("equity", "exact all-in equities, preflop to river, 2-10 players"),
+        "phh": _bench("phh", "PHH files read and replayed per second on the shared corpus "
+                      "against PokerKit's HandHistory load + replay"),
         "terminal": _bench("terminal", "dealer key or tablet tap -> intent applied -> dealer "
                            "display and tablet updated, beside bare uvicorn and fsync"),
     }),
