@@ -150,7 +150,8 @@ class RunningBridge:
 
         self.app = app
         self.bridge: Bridge = app.state.bridge
-        self.sock = socket.socket()
+        # TCP named so asyncio sets TCP_NODELAY on what it accepts (host_bridge/demo/floor.py)
+        self.sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
         self.sock.bind(("127.0.0.1", 0))
         self.url = f"http://127.0.0.1:{self.sock.getsockname()[1]}"
         self.server = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="on",
