@@ -41,9 +41,16 @@ async def _token(ws: WebSocket) -> str | None:
 @router.websocket("/feed")
 async def feed(ws: WebSocket) -> None:
     """Stream feed items as JSON text frames until the client goes away. Any role."""
+    await ws.accept()
+    with contextlib.suppress(WebSocketDisconnect):  # a page closed before its hello: fine
+        await _serve(ws)
+
+
+async def _serve(ws: WebSocket) -> None:
+    """Sign the socket in, then stream; a client that goes away ends it (its disconnect
+    is the caller's to take)."""
     settings: BridgeSettings = ws.app.state.settings
     bridge: Bridge = ws.app.state.bridge
-    await ws.accept()
     try:
         who = principal_for(settings, await _token(ws))
     except HTTPException as exc:

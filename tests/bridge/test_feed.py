@@ -69,3 +69,14 @@ def test_a_closed_socket_ends_its_subscription(client: TestClient, bridge: Bridg
         if client.portal.call(lambda: bridge.feed.subscribers) == 0:  # type: ignore[union-attr]
             break
     assert bridge.feed.subscribers == 0
+
+
+def test_a_page_that_leaves_before_signing_in_ends_quietly(client: TestClient,
+                                                          bridge: Bridge) -> None:
+    """A browser closing the page while the feed waits for its token: no error, no
+    subscription left (the app's exception would surface here, in the test client)."""
+    with client.websocket_connect(URL) as ws:
+        ws.close()
+    with client.websocket_connect(URL, headers=auth(Role.VIEWER)) as ws:
+        assert json.loads(ws.receive_text())["type"] == "hello"  # the feed still serves
+    assert bridge.feed.subscribers == 0
