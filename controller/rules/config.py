@@ -12,7 +12,7 @@ import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Final
+from typing import Final, NoReturn
 
 from controller.rules.errors import ConfigError
 
@@ -107,6 +107,8 @@ class RulesProfile:
 
     name: str
     values: Mapping[str, str | int | None] = field(repr=False)
+    # the engine's typed views below, read once here: a hand asks for them every time
+    _views: tuple[bool | None, ...] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         missing = set(CONF) - set(self.values)
@@ -115,6 +117,9 @@ class RulesProfile:
         for key, value in self.values.items():
             if value is not None:
                 _check_value(key, value)
+        views = tuple(None if self.values[key] is None else self.values[key] == value
+                      for key, value in _VIEWS)  # None: unset (n/a)
+        object.__setattr__(self, "_views", views)
 
     def __getitem__(self, key: str) -> str | int | None:
         if key not in CONF:
@@ -147,17 +152,30 @@ class RulesProfile:
     @property
     def odd_unit_each(self) -> bool:
         """POT-5: one unit each clockwise (True) or all to the first winner (False)."""
-        return self.text("pot.odd_unit") == "one_each_clockwise_from_button"
+        view = self._views[0]
+        return self._unset("pot.odd_unit") if view is None else view
 
     @property
     def allin_table_at_once(self) -> bool:
         """SHOW-3: all hands turned up at once when a player is all-in."""
-        return self.text("showdown.allin_order") == "table_all_at_once"
+        view = self._views[1]
+        return self._unset("showdown.allin_order") if view is None else view
 
     @property
     def short_allin_successive(self) -> bool:
         """BET-9: ``successive_no_calls`` (True) or ``per_player_cumulative``."""
-        return self.text("bet.short_allin_aggregation") == "successive_no_calls"
+        view = self._views[2]
+        return self._unset("bet.short_allin_aggregation") if view is None else view
+
+    def _unset(self, key: str) -> NoReturn:
+        self.text(key)  # raises: the profile leaves the key unset (n/a)
+        raise AssertionError(key)
+
+
+# the keys and values of RulesProfile's typed views (POT-5, SHOW-3, BET-9), in its order
+_VIEWS: Final = (("pot.odd_unit", "one_each_clockwise_from_button"),
+                 ("showdown.allin_order", "table_all_at_once"),
+                 ("bet.short_allin_aggregation", "successive_no_calls"))
 
 
 def _preset(name: str, column: str) -> RulesProfile:

@@ -12,7 +12,7 @@ from collections.abc import Sequence, Set
 from controller.rules.cards import DECK, Card
 from controller.rules.config import HOLE_CARDS, Variant
 from controller.rules.errors import IllegalActionError
-from controller.rules.phases import BOARD_DEAL, STREETS, Phase
+from controller.rules.phases import BOARD_DEAL, DEAL_HOLE, STREETS, Phase
 
 
 def verify_hole_cards(phase: Phase, variant: Variant, hole: Sequence[object | None],
@@ -23,7 +23,7 @@ def verify_hole_cards(phase: Phase, variant: Variant, hole: Sequence[object | No
     already in the hand.
     """
     want = HOLE_CARDS[variant]
-    if (phase is Phase.DEAL_HOLE and 0 <= player < len(hole) and hole[player] is None
+    if (phase is DEAL_HOLE and 0 <= player < len(hole) and hole[player] is None
             and len(cards) == want and None not in cards and known.isdisjoint(cards)
             and len(set(cards)) == want):  # the common case, checked in one go
         return

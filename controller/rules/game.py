@@ -72,7 +72,7 @@ class GameConfig:
         n = len(self.stacks)
         if not 2 <= n <= MAX_PLAYERS:
             raise ConfigError(f"a hand needs 2 to {MAX_PLAYERS} players, not {n}")
-        if any(s <= 0 for s in self.stacks):
+        if min(self.stacks) <= 0:
             raise ConfigError("every player dealt in needs chips: stacks must be positive "
                               f"whole units, got {list(self.stacks)}")
         if self.big_blind <= 0 or not 0 <= self.small_blind <= self.big_blind:

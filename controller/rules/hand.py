@@ -13,7 +13,6 @@ hand from its config and log, and :meth:`Hand.undo` is a replay without the last
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from typing import cast
 
 from controller.rules.actions import (
     Action,
@@ -46,6 +45,8 @@ from controller.rules.showdown import (
 )
 
 __all__ = ["STREETS", "Award", "Hand", "Phase"]
+# looked up once: naming an enum member (Phase.BETTING) costs a class lookup each time
+(DEAL_HOLE, BETTING, DEAL_BOARD, SHOWDOWN, COMPLETE), _FT, _PO = Phase, Variant.FT, Variant.PO
 
 
 class Hand:
@@ -81,7 +82,7 @@ class Hand:
         self.payouts: list[int] | None = None
         self.awards: list[Award] = []  # how each pot was won, once the hand is settled
         self.rake = 0
-        self.phase = Phase.DEAL_HOLE
+        self.phase = DEAL_HOLE
         self.street = 0
         self.actor: int | None = None
         self.acted = [-1] * n  # the bet level each player last acted on this round
@@ -133,17 +134,17 @@ class Hand:
     @property
     def is_complete(self) -> bool:
         """True once every pot has been awarded."""
-        return self.phase is Phase.COMPLETE
+        return self.phase is COMPLETE
 
     @property
     def show_order(self) -> tuple[int, ...]:
         """Who still has to show or muck, in the order the rules call them (SHOW-2/3)."""
-        return tuple(self._show_queue) if self.phase is Phase.SHOWDOWN else ()
+        return tuple(self._show_queue) if self.phase is SHOWDOWN else ()
 
     @property
     def next_to_show(self) -> int | None:
         """The player the showdown waits for, or None."""
-        return self._show_queue[0] if self.phase is Phase.SHOWDOWN and self._show_queue else None
+        return self._show_queue[0] if self.phase is SHOWDOWN and self._show_queue else None
 
     def pots(self) -> list[Pot]:
         """The main pot and side pots as they stand (POT-1), before rake.
@@ -183,16 +184,16 @@ class Hand:
         """Deal ``player`` their hole cards; betting starts once everyone has theirs."""
         verify_hole_cards(self.phase, self.config.variant, self.hole, self._known, player,
                           cards)
-        action = DealHole(player, tuple(cards))
+        action = DealHole(player, cards if type(cards) is tuple else tuple(cards))
         dealt = action.cards
         self.hole[player] = dealt
         if None in dealt:  # unread cards (PHH ``??``) are not known
             self._known.update(c for c in dealt if c is not None)
         else:
-            self._known.update(cast("tuple[Card, ...]", dealt))
+            self._known.update(dealt)  # type: ignore[arg-type]  # no None: checked above
         self.log.append(action)
         if None not in self.hole:
-            self.phase = Phase.BETTING
+            self.phase = BETTING
             self._start_round()
         return action
 
@@ -203,7 +204,7 @@ class Hand:
         to answer a raise: dealing on leaves its check out, which is legal too (BET-1,
         BLIND-2; RULES.md Appendix C).
         """
-        phase = Phase.DEAL_BOARD if self._option_only else self.phase
+        phase = DEAL_BOARD if self._option_only else self.phase
         verify_board_cards(phase, self.street, self._known, cards)
 
     def can_deal_board(self, cards: Sequence[Card]) -> bool:
@@ -224,13 +225,13 @@ class Hand:
         self._known.update(action.cards)
         self.log.append(action)
         self.street += 1
-        self.phase = Phase.BETTING
+        self.phase = BETTING
         self._start_round()
         return action
 
     # ------------------------------------------------------------------ betting
     def _verify_turn(self, player: int | None, what: str) -> int:
-        if self.phase is not Phase.BETTING or self.actor is None:
+        if self.phase is not BETTING or self.actor is None:
             raise IllegalActionError(f"nobody can {what} now: the hand is at {self.phase}",
                                      "BET-1")
         if player is not None and player != self.actor:
@@ -253,8 +254,9 @@ class Hand:
     def fold(self, player: int | None = None, forfeit: int = 0) -> Fold:
         """The player to act gives up the hand (BET-2, LIVE-3); chips they pushed and must
         leave stay in the pot as dead money, never a bet that could come back (POT-7)."""
-        self.verify_fold(player, forfeit)
-        p = self.actor
+        p = self.actor  # BET-1: the player to act, in turn; else verify_fold says why not
+        if forfeit or p is None or player not in (None, p) or self.phase is not BETTING:
+            self.verify_fold(player, forfeit)
         assert p is not None
         if forfeit:
             self.stacks[p] -= forfeit
@@ -271,7 +273,7 @@ class Hand:
 
     def verify_kill(self, player: int, rule: str = "LIVE-17") -> None:
         """Raise unless ``player``'s hand can be declared dead now (LIVE-17, DEAL-5)."""
-        if self.phase is Phase.COMPLETE:
+        if self.phase is COMPLETE:
             raise IllegalActionError("the hand is over: the pots were awarded", "LIVE-24")
         if not 0 <= player < len(self.stacks):
             raise IllegalActionError(f"there is no player {player} in this hand")
@@ -291,17 +293,17 @@ class Hand:
         self.folded[player] = True
         action = Kill(player, rule)
         self.log.append(action)
-        if self.phase is Phase.SHOWDOWN:
+        if self.phase is SHOWDOWN:
             self._show_queue = [i for i in self._show_queue if i != player]
             self._after_showdown_action()
-        elif self.phase is Phase.BETTING:
+        elif self.phase is BETTING:
             start = self.actor if self.actor != player else (player + 1) % len(self.stacks)
             self.actor = None if start is None else next_to_act(
                 start, self.stacks, self.folded, self.bets, self.acted, self.current_bet,
                 self._active, self.street == 0)
             if self.actor is None or self.folded.count(False) == 1:
                 self._end_round()
-        elif self.phase is Phase.DEAL_BOARD and self.folded.count(False) == 1:
+        elif self.phase is DEAL_BOARD and self.folded.count(False) == 1:
             self._settle()  # between rounds: nothing to return, the last hand wins (POT-4)
         return action
 
@@ -341,8 +343,7 @@ class Hand:
 
     def call(self, player: int | None = None) -> Call:
         """The player to act matches the highest bet, or goes all-in for less (BET-6)."""
-        amount = self.verify_call(player)
-        p = self.actor
+        amount, p = self.verify_call(player), self.actor
         assert p is not None
         self.stacks[p] -= amount
         if not self.stacks[p]:
@@ -378,7 +379,7 @@ class Hand:
             return self._limits
         p = self.actor
         limits: tuple[int, int] | None = None
-        if p is not None and self.phase is Phase.BETTING:
+        if p is not None and self.phase is BETTING:
             try:
                 limits = self._verify_raise_rights(p)
             except IllegalActionError:
@@ -398,10 +399,10 @@ class Hand:
             reopened = current - acted >= self.min_increment
         fixed_size = pot_limit = None
         capped = False
-        if cfg.variant is Variant.FT:  # FL-1
+        if cfg.variant is _FT:  # FL-1
             fixed_size = cfg.small_bet if self.street < 2 else cfg.big_bet
             capped = cfg.capped and self.bet_count >= self.profile.number("fl.max_bets")
-        elif cfg.variant is Variant.PO:  # PL-3: current bet + the pot after calling
+        elif cfg.variant is _PO:  # PL-3: current bet + the pot after calling
             pot_limit = current + self.pot_total + (current - self.bets[p])
         return raise_bounds(p, self.stacks, self.bets, self.folded, current=current,
                             min_increment=self.min_increment, reopened=reopened,
@@ -431,7 +432,7 @@ class Hand:
         self.acted[p] = amount
         increment = amount - self.current_bet
         if increment >= self.min_increment:  # BET-4, BET-7: a full raise reopens
-            if self.config.variant is not Variant.FT:  # fixed limit keeps its bet size
+            if self.config.variant is not _FT:  # fixed limit keeps its bet size
                 self.min_increment = increment
             self.reopen_level = amount
             self.short_accum = 0
@@ -456,7 +457,7 @@ class Hand:
         nobody could answer a raise (POT-3), so it may check or fold, and the dealer may
         also deal on without its check (RULES.md Appendix C)."""
         p = self.actor
-        return (p is not None and self._active == 1 and self.phase is Phase.BETTING
+        return (p is not None and self._active == 1 and self.phase is BETTING
                 and self.bets[p] >= self.current_bet)
 
     def _start_round(self) -> None:
@@ -472,7 +473,7 @@ class Hand:
             self.bet_count = 0
             self.aggressor = None
             self.acted = [-1] * n
-            if cfg.variant is Variant.FT:
+            if cfg.variant is _FT:
                 self.min_increment = cfg.small_bet if self.street < 2 else cfg.big_bet
             else:
                 self.min_increment = cfg.big_blind
@@ -511,11 +512,11 @@ class Hand:
         elif self.street == 3:
             self._start_showdown()
         else:
-            self.phase = Phase.DEAL_BOARD
+            self.phase = DEAL_BOARD
 
     # ------------------------------------------------------------------ showdown
     def _start_showdown(self) -> None:
-        self.phase = Phase.SHOWDOWN
+        self.phase = SHOWDOWN
         queue, tabled = showdown_order(self.stacks, self.folded, self.hole, self.aggressor,
                                        self.last_aggressor,
                                        table_at_once=self.profile.allin_table_at_once)
@@ -525,7 +526,7 @@ class Hand:
         self._after_showdown_action()
 
     def _next_to_show(self, player: int | None, what: str) -> int:
-        if self.phase is not Phase.SHOWDOWN:
+        if self.phase is not SHOWDOWN:
             raise IllegalActionError(f"nobody can {what} now: the hand is at {self.phase}",
                                      "SHOW-1")
         p = self._show_queue[0]
@@ -585,7 +586,7 @@ class Hand:
             self._settle()
 
     def _settle(self) -> None:
-        self.phase = Phase.COMPLETE
+        self.phase = COMPLETE
         self.actor = None
         self._show_queue = []
         self.rake, self.awards, payouts = settle(self.config, self.profile, self.pots(),
@@ -629,8 +630,7 @@ class Hand:
         """Take back the last action; the state is exactly what it was before it."""
         if not self.log:
             raise IllegalActionError("there is nothing to undo: no action yet this hand")
-        last = self.log[-1]
-        previous = Hand.replay(self.config, self.log[:-1], self.profile)
+        last, previous = self.log[-1], Hand.replay(self.config, self.log[:-1], self.profile)
         for name in Hand.__slots__:
             setattr(self, name, getattr(previous, name))
         return last

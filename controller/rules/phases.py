@@ -28,6 +28,9 @@ class Street(StrEnum):
     RIVER = "river"
 
 
+# The phases one by one for the engine's hot paths, where naming a member (Phase.BETTING)
+# costs an attribute lookup on the enum class every time (pitboss bench phh).
+DEAL_HOLE, BETTING, DEAL_BOARD, SHOWDOWN, COMPLETE = Phase
 STREETS: Final = tuple(Street)  # by the hand's street number, 0 to 3
 BOARD_DEAL: Final = (3, 1, 1)  # cards dealt to reach the flop, turn and river (DEAL-1)
 

@@ -32,7 +32,6 @@ folders for the tools and tests that replay them.
 
 from __future__ import annotations
 
-import re
 import tomllib
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -59,12 +58,12 @@ VARIANT_FIELDS: Final[Mapping[str, tuple[str, ...]]] = {
 }
 _ALWAYS: Final = ("variant", "antes", "starting_stacks", "actions")
 _SCALAR_AMOUNTS: Final = ("min_bet", "small_bet", "big_bet", "bring_in")
+_REQUIRED: Final = {variant: (*_ALWAYS, *fields) for variant, fields in VARIANT_FIELDS.items()}
 _KNOWN: Final = frozenset({
     *_ALWAYS, *_SCALAR_AMOUNTS, "blinds_or_straddles", "ante_trimming_status",
     "finishing_stacks", "winnings", "players", "seats", "seat_count",
 })
 _MAX_DECIMALS: Final = 6
-_PLAYER: Final = re.compile(r"p([1-9][0-9]*)")
 
 Number = int | Decimal
 Result = int | Fraction
@@ -231,7 +230,7 @@ def loads_file(text: str, name: str, *, fast: bool = True) -> list[HandHistory]:
     """Read the text of a file called ``name``: a ``.phh`` holds exactly one hand
     (top-level keys), a ``.phhs`` hands in tables. Reading the file is the caller's
     (:mod:`controller.phh_files`): the rules room does no I/O."""
-    suffix = PurePath(name).suffix
+    suffix = _suffix(name)
     hands, single = _loads(text, name, fast)
     if suffix == ".phh" and not single:
         raise HandHistoryError(f"{name}: a .phh file holds one hand as top-level keys; "
@@ -240,6 +239,15 @@ def loads_file(text: str, name: str, *, fast: bool = True) -> list[HandHistory]:
         raise HandHistoryError(f"{name}: a .phhs file holds hands in tables ([1], [2], ...); "
                                "one hand as top-level keys belongs in a .phh file")
     return hands
+
+
+def _suffix(name: str) -> str:
+    """``PurePath(name).suffix``, read with str methods where the name is a plain path."""
+    base = name.rpartition("/")[2]
+    if not base or base in (".", "..") or "\\" in name:
+        return PurePath(name).suffix
+    dot = base.rfind(".")
+    return base[dot:] if 0 < dot < len(base) - 1 else ""
 
 
 def _loads(text: str, source: str, fast: bool) -> tuple[list[HandHistory], bool]:
@@ -252,8 +260,9 @@ def _loads(text: str, source: str, fast: bool) -> tuple[list[HandHistory], bool]
         except tomllib.TOMLDecodeError as e:
             raise HandHistoryError(
                 f"{source}: not valid TOML (PHH is a TOML dialect): {e}") from None
-    tables = {k: v for k, v in doc.items() if isinstance(v, dict)}
-    if "variant" in doc or not tables:
+    # one hand at the top (a .phh, 'variant' there) has no hand tables to look for
+    tables = {} if "variant" in doc else {k: v for k, v in doc.items() if isinstance(v, dict)}
+    if not tables:
         return [_hand_from_table(doc, f"{source}, hand 1")], True
     if len(tables) != len(doc):
         loose = ", ".join(repr(k) for k in doc if k not in tables)
@@ -268,52 +277,61 @@ def _hand_from_table(table: Mapping[str, object], where: str) -> HandHistory:
     def fail(problem: str) -> HandHistoryError:
         return HandHistoryError(f"{where}: {problem}")
 
-    variant = table.get("variant")
+    get = table.get
+    variant = get("variant")
     if not isinstance(variant, str):
         raise fail("'variant' is missing or not a string (e.g. variant = \"NT\")")
-    missing = [k for k in (*_ALWAYS, *VARIANT_FIELDS.get(variant, ())) if k not in table]
-    if missing:
+    required = _REQUIRED.get(variant, _ALWAYS)
+    if not all(k in table for k in required):
+        missing = [k for k in required if k not in table]
         raise fail(f"missing required field(s) {', '.join(missing)} for variant {variant!r}")
     actions_raw = table["actions"]
-    if not isinstance(actions_raw, list) or not all(isinstance(a, str) for a in actions_raw):
+    if not isinstance(actions_raw, list) or not set(map(type, actions_raw)) <= _STR_ONLY:
         raise fail("actions must be an array of strings")
-    parsed = _parse_actions(actions_raw, where)
-    antes = _numbers(table, "antes", fail) or []
-    stacks = _numbers(table, "starting_stacks", fail) or []
-    blinds, finishing, winnings = (_numbers(table, k, fail) for k in
-                                   ("blinds_or_straddles", "finishing_stacks", "winnings"))
-    scalars = {k: _number(table, k, fail) for k in _SCALAR_AMOUNTS}
-    driving = [*antes, *stacks, *(blinds or ()), *(v for v in scalars.values() if v is not None),
-               *(p[2] for p in parsed if type(p) is tuple and p[2] is not None)]
-    decimals = 0  # whole numbers only (the usual file): nothing to scale
-    if not all(type(v) is int for v in driving):
+    parsed, whole = _parse_actions(actions_raw, where)
+    antes, whole_antes = _numbers(table, "antes", fail)
+    stacks, whole_stacks = _numbers(table, "starting_stacks", fail)
+    blinds, whole_blinds = _numbers(table, "blinds_or_straddles", fail)
+    finishing = _numbers(table, "finishing_stacks", fail)[0]
+    winnings = _numbers(table, "winnings", fail)[0]
+    antes, stacks = antes or [], stacks or []
+    scalars = [_number(table, k, fail) for k in _SCALAR_AMOUNTS]
+    scale = 1  # ints only (the usual file): nothing to scale
+    ints = (whole and whole_antes and whole_stacks and whole_blinds
+            and all(type(v) is int for v in scalars if v is not None))
+    if not ints:
+        driving = [*antes, *stacks, *(blinds or ()), *(v for v in scalars if v is not None),
+                   *(p[2] for p in parsed if type(p) is tuple and p[2] is not None)]
         decimals = max((_decimal_places(v) for v in driving), default=0)
-    if decimals > _MAX_DECIMALS:
-        raise fail(f"amounts have {decimals} decimal places; at most {_MAX_DECIMALS} are read")
-    scale = 10 ** decimals
-    players, seats = table.get("players"), table.get("seats")
+        if decimals > _MAX_DECIMALS:
+            raise fail(f"amounts have {decimals} decimal places; at most {_MAX_DECIMALS} "
+                       "are read")
+        scale = 10 ** decimals
+    players, seats = get("players"), get("seats")
     if players is not None and (not isinstance(players, list)
                                 or not all(isinstance(p, str) for p in players)):
         raise fail("players must be an array of strings")
     if seats is not None and (not isinstance(seats, list) or not all(
             type(s) is int for s in seats)):
         raise fail("seats must be an array of integers")
-    seat_count, trimming = table.get("seat_count"), table.get("ante_trimming_status", False)
+    seat_count, trimming = get("seat_count"), get("ante_trimming_status", False)
     if seat_count is not None and type(seat_count) is not int:
         raise fail(f"seat_count must be an integer, got {seat_count!r}")
     if not isinstance(trimming, bool):
         raise fail(f"ante_trimming_status must be true or false, got {trimming!r}")
+    min_bet, small_bet, big_bet, bring_in = scalars
     try:
         return HandHistory(
             variant=variant,
             antes=_whole(antes, scale),
             starting_stacks=_whole(stacks, scale),
-            actions=_scaled_actions(parsed, scale),
+            actions=(tuple(parsed) if ints  # type: ignore[arg-type]  # all PhhAction
+                     else _scaled_actions(parsed, scale)),
             blinds_or_straddles=None if blinds is None else _whole(blinds, scale),
-            min_bet=_whole_one(scalars["min_bet"], scale),
-            small_bet=_whole_one(scalars["small_bet"], scale),
-            big_bet=_whole_one(scalars["big_bet"], scale),
-            bring_in=_whole_one(scalars["bring_in"], scale),
+            min_bet=_whole_one(min_bet, scale),
+            small_bet=_whole_one(small_bet, scale),
+            big_bet=_whole_one(big_bet, scale),
+            bring_in=_whole_one(bring_in, scale),
             ante_trimming_status=trimming,
             finishing_stacks=None if finishing is None else _exact(finishing, scale),
             winnings=None if winnings is None else _exact(winnings, scale),
@@ -328,18 +346,23 @@ def _hand_from_table(table: Mapping[str, object], where: str) -> HandHistory:
 
 
 _Fail = Callable[[str], HandHistoryError]
+_INT_ONLY: Final = frozenset({int})
+_STR_ONLY: Final = frozenset({str})
 
 
-def _numbers(table: Mapping[str, object], key: str, fail: _Fail) -> list[Number] | None:
+def _numbers(table: Mapping[str, object], key: str,
+             fail: _Fail) -> tuple[list[Number] | None, bool]:
+    """The array ``key`` of amounts (None: not given), and whether each is an int."""
     value = table.get(key)
     if value is None:
-        return None
+        return None, True
     if not isinstance(value, list):
         raise fail(f"{key} must be an array of numbers, got {value!r}")
+    if not value or (set(map(type, value)) == _INT_ONLY and min(value) >= 0):
+        return value, True  # whole amounts >= 0 (the usual array) need no more checks
     for v in value:
-        if type(v) is not int or v < 0:  # a whole amount >= 0 needs no more checks
-            _check_number(v, key, fail)
-    return value
+        _check_number(v, key, fail)
+    return value, all(type(v) is int for v in value)
 
 
 def _number(table: Mapping[str, object], key: str, fail: _Fail) -> Number | None:
@@ -366,7 +389,7 @@ def _decimal_places(value: Number) -> int:
 
 def _whole(values: list[Number], scale: int) -> tuple[int, ...]:
     """Amounts in the smallest unit (``scale`` makes every one whole)."""
-    if scale == 1 and all(type(v) is int for v in values):
+    if scale == 1 and set(map(type, values)) <= _INT_ONLY:
         return tuple(values)  # type: ignore[arg-type]  # all int, checked just above
     return tuple(_whole_one(v, scale) for v in values)  # type: ignore[misc]
 
@@ -393,25 +416,56 @@ _Parsed = tuple[int | None, str, Decimal | None, tuple[Card | None, ...] | None,
 # Reading an action is pure, and a corpus repeats a small vocabulary ('p2 cc', 'p3 f'...):
 # the actions read last are kept (a bounded cache), in the spirit of string interning.
 _REMEMBERED_ACTIONS: Final = 4096
-_CARD_TEXT: Final[dict[str, Card | None]] = {"??": None}  # card texts read so far
+_ACTIONS_ONLY: Final = frozenset({PhhAction})
+# the cards of a card text of one or two cards ('As', 'AsKd', '??'), read so far
+_CARD_TEXT: Final[dict[str, tuple[Card | None, ...]]] = {"??": (None,)}
 
 
-def _parse_actions(texts: Sequence[str], where: str) -> list[PhhAction | _Parsed]:
-    out: list[PhhAction | _Parsed] = []
+def _parse_actions(texts: Sequence[str], where: str) -> tuple[list[PhhAction | _Parsed], bool]:
+    """The actions read from their texts, and whether every one is a PhhAction already
+    (no amount with decimals waits for the file's unit scale)."""
+    try:
+        out = list(map(_read_action, texts))
+    except (HandHistoryError, CardError):
+        out = []  # read them again, one by one, to say which action is wrong
+    if len(out) == len(texts) and set(map(type, out)) == _ACTIONS_ONLY:
+        return out, True  # the usual hand: nothing left to resolve
+    out, whole = [], True
     for index, text in enumerate(texts, 1):
         try:
             action = _read_action(text)
-            if type(action) is tuple and action[1] == "sm":
-                action = _show_dealt(action, out)
+            if type(action) is tuple:
+                if action[1] == "sm":
+                    action = _show_dealt(action, out)
+                else:
+                    whole = False
         except (HandHistoryError, CardError) as e:
             raise HandHistoryError(
                 f"{where}, action {index} {text!r}: {getattr(e, 'reason', e)}") from None
         out.append(action)
-    return out
+    return out, whole
 
 
 @lru_cache(maxsize=_REMEMBERED_ACTIONS)
 def _read_action(text: str) -> PhhAction | _Parsed:
+    words = text.split(" ")
+    # the usual shapes: one space apart, no other white space (printable), no comment
+    if len(words) > 2 and "#" not in text and text.isprintable():
+        first, kind, last = words[0], words[1], words[-1]
+        if first == "d":
+            if len(words) == 4 and kind == "dh" and last:  # d dh p1 AsKd
+                return _checked(_player(words[2]), "dh", None, _cards(last), text, None)
+            if len(words) == 3 and kind == "db" and last:  # d db AsKd7c
+                return _checked(None, "db", None, _cards(last), text, None)
+        elif len(words) == 3 and last:
+            if kind == "cbr" and len(last) < 19 and last.isascii() and last.isdigit():
+                return _checked(_player(first), "cbr", int(last), None, text, None)
+            if (kind == "sm" or kind == "sd") and last != "-":  # p1 sm AsKd
+                return _checked(_player(first), kind, None, _cards(last), text, None)
+    return _read_any_action(text)
+
+
+def _read_any_action(text: str) -> PhhAction | _Parsed:
     body, hash_, after = text.partition("#")
     comment = after.strip() if hash_ else None
     words = body.split()
@@ -446,6 +500,28 @@ def _read_action(text: str) -> PhhAction | _Parsed:
     raise HandHistoryError(
         f"unknown action {' '.join(words[1:])!r}: a player may 'f', 'cc', 'cbr AMOUNT', "
         "'sm [CARDS|-]', 'sd [CARDS]' or 'pb'")
+
+
+_NEW: Final = object.__new__
+_SET_FIELDS: Final = tuple(PhhAction.__dict__[name].__set__ for name in (
+    "actor", "kind", "amount", "cards", "text", "comment"))
+
+
+def _checked(actor: int | None, kind: str, amount: int | None,
+             cards: tuple[Card | None, ...] | None, text: str,
+             comment: str | None) -> PhhAction:
+    """A PhhAction whose fields the reader has just made valid (a known kind, an actor
+    >= 0 where one belongs, cards read, an amount >= 0 for 'cbr' only): built without
+    checking them again (``PhhAction.__post_init__``), the reader's hot path."""
+    action: PhhAction = _NEW(PhhAction)
+    set_actor, set_kind, set_amount, set_cards, set_text, set_comment = _SET_FIELDS
+    set_actor(action, actor)
+    set_kind(action, kind)
+    set_amount(action, amount)
+    set_cards(action, cards)
+    set_text(action, text)
+    set_comment(action, comment)
+    return action
 
 
 def _show_dealt(parsed: _Parsed, before: list[PhhAction | _Parsed]) -> PhhAction:
@@ -487,21 +563,27 @@ def _at_scale(action: PhhAction | _Parsed, scale: int) -> PhhAction:
 
 
 def _player(word: str) -> int:
-    m = _PLAYER.fullmatch(word)
-    if not m:
-        raise HandHistoryError(f"{word!r} is not a player: write p1, p2, ... (or d for the dealer)")
-    return int(m.group(1)) - 1
+    digits = word[1:]  # p1, p2, ... (p0 and p01 are no players)
+    if word[:1] == "p" and digits.isascii() and digits.isdigit() and digits[0] != "0":
+        return int(digits) - 1
+    raise HandHistoryError(f"{word!r} is not a player: write p1, p2, ... (or d for the dealer)")
 
 
 def _cards(word: str) -> tuple[Card | None, ...]:
+    known = _CARD_TEXT
+    cards = known.get(word)  # a card, or a pair of them: hold'em's hole cards
+    if cards is not None:
+        return cards
     if len(word) % 2:
         raise HandHistoryError(f"{word!r} does not split into two-character cards ('AsKd', '??')")
     pieces = [word[i:i + 2] for i in range(0, len(word), 2)]
-    known = _CARD_TEXT
     for piece in pieces:
         if piece not in known:
-            known[piece] = Card.parse(piece)  # raises for a text that is no card
-    return tuple([known[piece] for piece in pieces])
+            known[piece] = (Card.parse(piece),)  # raises for a text that is no card
+    cards = tuple([c for piece in pieces for c in known[piece]])
+    if len(word) == 4:
+        known[word] = cards  # at most 53 x 53 pairs: the deck's, never the corpus's
+    return cards
 
 
 # ---------------------------------------------------------------- writing

@@ -70,8 +70,6 @@ _FLAT_NUMBERS: Final = re.compile(
     rf"\[{_SPACE}(?:({_NUM}(?:{_SPACE},{_SPACE}{_NUM})*){_SPACE},?{_SPACE})?\]")
 _FLAT_STRINGS: Final = re.compile(
     rf"\[{_SPACE}(?:({_STR}(?:{_SPACE},{_SPACE}{_STR})*){_SPACE},?{_SPACE})?\]")
-_INT_TEXT: Final = re.compile(_INT)
-_INT_LIST: Final = re.compile(rf"(?:{_INT}(?:, {_INT})*)?")
 _NOT_PLAIN: Final = object()
 _BARE_KEY: Final = re.compile(r"[A-Za-z0-9_-]+")
 # Keys that need no check: every field of the PHH spec a file is likely to hold.
@@ -96,12 +94,55 @@ def parse_document(text: str) -> dict[str, Value] | None:
     or ``None`` when the text uses TOML beyond the subset above (ask tomllib then)."""
     if "\r" in text:
         text = text.replace("\r\n", "\n")  # a lone carriage return is left for tomllib
+    doc = _plain_document(text)
+    if doc is not None:
+        return doc
     if _ILLEGAL.search(text):
         return None
     try:
         return _document(text)
     except _Outside:
         return None
+
+
+def _plain_document(text: str) -> dict[str, Value] | None:
+    """The document when every line is written the usual way (a PHH file as its writers
+    write it): ``key = value`` with a key of :data:`_PLAIN_KEYS` and a value
+    :func:`_plain_value` reads, ``[table]`` headers, comments and blank lines. None for
+    anything else: :func:`_document` reads it then (one line at a time, with regexes).
+
+    A line with a control character (a tab too) is not printable: it leaves this path,
+    and :func:`parse_document` checks it for the characters TOML forbids."""
+    root: dict[str, Value] = {}
+    table = root
+    plain_keys, not_plain, plain_value = _PLAIN_KEYS, _NOT_PLAIN, _plain_value
+    for line in text.split("\n"):
+        if not line or line[0] == "#":
+            if line and not line.isprintable():
+                return None
+            continue
+        key, equals, raw = line.partition(" = ")
+        if not (equals and key in plain_keys):
+            if line[0] == "[" and line.isprintable():
+                header = _HEADER.fullmatch(line)
+                if header is None or header[1] in root:
+                    return None
+                table = root[header[1]] = {}
+                continue
+            return None
+        if raw[:2] == "['" and raw[-2:] == "']":  # literal strings: the actions, players
+            items = raw[2:-2].split("', '")
+            if raw.count("'") != 2 * len(items) or not raw.isprintable():
+                return None
+            value: Value = items
+        else:
+            value = plain_value(raw)
+            if value is not_plain or not raw.isprintable():
+                return None
+        if key in table:
+            return None
+        table[key] = value
+    return root
 
 
 def _document(text: str) -> dict[str, Value]:
@@ -171,12 +212,24 @@ def _plain_value(raw: str) -> Value:
             items = raw[2:-2].split("', '")
             return items if raw.count("'") == 2 * len(items) else _NOT_PLAIN
         inner = raw[1:-1]
-        if last == "]" and _INT_LIST.fullmatch(inner):
-            return [int(i) for i in inner.split(", ")] if inner else []
-        return _NOT_PLAIN
+        if last != "]":
+            return _NOT_PLAIN
+        if not inner:
+            return []
+        try:
+            numbers = list(map(int, inner.split(", ")))
+        except ValueError:
+            return _NOT_PLAIN
+        # each item exactly as str() writes its int: decimal digits, no leading zero, no
+        # sign but '-', no '_' or space (what int() also takes and TOML may not)
+        return numbers if ", ".join(map(str, numbers)) == inner else _NOT_PLAIN
     if raw == "true" or raw == "false":
         return raw == "true"
-    return int(raw) if _INT_TEXT.fullmatch(raw) else _NOT_PLAIN
+    try:
+        number = int(raw)
+    except ValueError:
+        return _NOT_PLAIN
+    return number if str(number) == raw else _NOT_PLAIN
 
 
 def _value(text: str, pos: int) -> _Parsed:

@@ -26,7 +26,6 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from decimal import Decimal
 from fractions import Fraction
-from typing import cast
 
 from controller.rules.actions import (
     BetRaise,
@@ -48,6 +47,8 @@ from controller.rules.phh import HandHistory, PhhAction, Result
 from controller.rules.rake import ROUNDINGS, RakeBracket, RakePolicy
 
 SUPPORTED = frozenset(v.value for v in Variant)
+_VARIANTS = {v.value: v for v in Variant}
+_INT_ONLY = frozenset({int})
 RAKE_FIELD = "_rake"  # the rake policy (a user field: PHH has no rake)
 RAKE_TAKEN_FIELD = "_rake_taken"  # the rake the hand paid
 RULES_FIELD = "_rules"  # the rules profile the hand was played under (CONF keys)
@@ -64,6 +65,13 @@ def config_from_history(history: HandHistory) -> GameConfig:
     n = history.player_count
     forced = list(history.blinds_or_straddles or [0] * n)
     sb, bb = forced[0], forced[1]
+    if (n > 2 and 0 <= sb <= bb and not any(forced[2:]) and not any(history.antes)
+            and RAKE_FIELD not in history.extra):  # the usual hand: two blinds, nothing else
+        try:  # (BLIND-1: index 0 the small blind, index 1 the big blind)
+            return GameConfig(_VARIANTS[history.variant], history.starting_stacks, sb, bb,
+                              small_bet=history.small_bet or 0, big_bet=history.big_bet or 0)
+        except ConfigError as exc:
+            raise HandHistoryError(f"cannot set up this hand: {exc}") from None
     no_small_blind = n > 2 and bb == 0 and sb > 0  # BTN-5: index 0 posts the big blind
     if no_small_blind:
         sb, bb, forced = 0, sb, [0, *forced[:1], *forced[2:]]
@@ -253,33 +261,35 @@ def replay_history(history: HandHistory, profile: RulesProfile = LIVE_CASH) -> H
     """Play every action of ``history``; raises HandHistoryError naming the action that fails."""
     hand = Hand(config_from_history(history), profile)
     pending: dict[int, PhhAction] = {}
-    for number, action in enumerate(history.actions, 1):
-        kind = action.kind
-        try:
-            # the usual actions first, straight to the engine: this loop is the replay's
-            # hot path (pitboss bench phh); the rest go through _apply
+    # the usual actions go straight to the engine, its methods bound once: this loop is
+    # the replay's hot path (pitboss bench phh); the rest go through _apply
+    deal_hole, fold, check_or_call = hand.deal_hole, hand.fold, hand.check_or_call
+    bet_or_raise_to, showdown = hand.bet_or_raise_to, Phase.SHOWDOWN
+    number = 0
+    action: PhhAction | None = None
+    try:
+        for number, action in enumerate(history.actions, 1):  # noqa: B007  # the error's
+            kind = action.kind
             if kind == "dh":
-                assert action.actor is not None and action.cards is not None
-                hand.deal_hole(action.actor, action.cards)
+                deal_hole(action.actor, action.cards)  # type: ignore[arg-type]  # dh: both
             elif kind == "f" and action.comment is None:
-                hand.fold(action.actor)
+                fold(action.actor)
             elif kind == "cc":
-                hand.check_or_call(action.actor)
+                check_or_call(action.actor)
             elif kind == "cbr":
-                assert action.amount is not None
-                hand.bet_or_raise_to(action.amount, action.actor)
+                bet_or_raise_to(action.amount, action.actor)  # type: ignore[arg-type]
             elif kind == "sm":
-                assert action.actor is not None
-                pending[action.actor] = action
+                pending[action.actor] = action  # type: ignore[index]  # sm has a player
             else:
                 _apply(hand, action)
-            if pending or hand.phase is Phase.SHOWDOWN:
+            if pending or hand.phase is showdown:
                 _drain_showdown(hand, pending)
-        except IllegalActionError as exc:
-            text = action.text or action.kind
-            raise HandHistoryError(f"action {number} ({text!r}) is illegal: {exc}") from None
+    except IllegalActionError as exc:
+        assert action is not None
+        text = action.text or action.kind
+        raise HandHistoryError(f"action {number} ({text!r}) is illegal: {exc}") from None
     try:
-        while hand.phase is Phase.SHOWDOWN:  # hands the file did not show: cards speak
+        while hand.phase is showdown:  # hands the file did not show: cards speak
             hand.show()
     except IllegalActionError as exc:
         raise HandHistoryError(f"the showdown cannot finish: {exc}") from None
@@ -343,8 +353,8 @@ def expected_stacks(history: HandHistory, *, each: bool = False) -> list[int] | 
     if history.finishing_stacks is None:
         return None
     stacks = history.finishing_stacks
-    if all(type(s) is int for s in stacks):
-        return list(cast("tuple[int, ...]", stacks))  # whole units: no half chips to give
+    if set(map(type, stacks)) <= _INT_ONLY:  # whole units: no half chips to give
+        return list(stacks)  # type: ignore[arg-type]  # every one an int
     whole = [int(Fraction(s).__floor__()) for s in stacks]
     leftover = sum(Fraction(s) for s in stacks) - sum(whole)
     if leftover.denominator != 1:
