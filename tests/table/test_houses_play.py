@@ -6,6 +6,10 @@ bots choose varied actions (straddles where the house allows them, raises to the
 all-ins); the journal then proves, hand by hand, that chips plus rake are conserved and
 that the rake is what the house's schedule says, and every exported hand replays to the
 stacks the table ended it with.
+
+The default run plays one house, casino-plo (pot limit, Mississippi straddles, a casino
+rake); the other six are the long soak (``-m slow``), which keeps the default run inside
+its 15 minutes.
 """
 
 from __future__ import annotations
@@ -63,7 +67,11 @@ class Played:
                 yield started, event, rake
 
 
-@pytest.fixture(scope="module", params=HOUSES, ids=lambda p: p.stem)
+DEFAULT_RUN = "casino-plo"  # the house the default run plays; -m slow plays them all
+
+
+@pytest.fixture(scope="module", ids=lambda p: p.stem, params=[
+    pytest.param(p, marks=() if p.stem == DEFAULT_RUN else pytest.mark.slow) for p in HOUSES])
 def played(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Played:
     path: Path = request.param
     tmp = tmp_path_factory.mktemp(path.stem)
