@@ -33,7 +33,7 @@ folders for the tools and tests that replay them.
 from __future__ import annotations
 
 import tomllib
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from decimal import Decimal
 from fractions import Fraction
@@ -43,6 +43,16 @@ from typing import Final
 
 from controller.rules.cards import Card
 from controller.rules.errors import CardError, HandHistoryError
+from controller.rules.phh_amounts import (
+    Number,
+    Result,
+    decimal_places,
+    exact,
+    number_at,
+    numbers_at,
+    whole_all,
+    whole_one,
+)
 from controller.rules.phh_text import parse_document, toml_key, toml_value
 
 #: Action kinds: deal hole, deal board, fold, check/call, complete/bet/raise to,
@@ -65,8 +75,6 @@ _KNOWN: Final = frozenset({
 })
 _MAX_DECIMALS: Final = 6
 
-Number = int | Decimal
-Result = int | Fraction
 
 
 @dataclass(frozen=True, slots=True)
@@ -289,20 +297,20 @@ def _hand_from_table(table: Mapping[str, object], where: str) -> HandHistory:
     if not isinstance(actions_raw, list) or not set(map(type, actions_raw)) <= _STR_ONLY:
         raise fail("actions must be an array of strings")
     parsed, whole = _parse_actions(actions_raw, where)
-    antes, whole_antes = _numbers(table, "antes", fail)
-    stacks, whole_stacks = _numbers(table, "starting_stacks", fail)
-    blinds, whole_blinds = _numbers(table, "blinds_or_straddles", fail)
-    finishing = _numbers(table, "finishing_stacks", fail)[0]
-    winnings = _numbers(table, "winnings", fail)[0]
+    antes, whole_antes = numbers_at(table, "antes", fail)
+    stacks, whole_stacks = numbers_at(table, "starting_stacks", fail)
+    blinds, whole_blinds = numbers_at(table, "blinds_or_straddles", fail)
+    finishing = numbers_at(table, "finishing_stacks", fail)[0]
+    winnings = numbers_at(table, "winnings", fail)[0]
     antes, stacks = antes or [], stacks or []
-    scalars = [_number(table, k, fail) for k in _SCALAR_AMOUNTS]
+    scalars = [number_at(table, k, fail) for k in _SCALAR_AMOUNTS]
     scale = 1  # ints only (the usual file): nothing to scale
     ints = (whole and whole_antes and whole_stacks and whole_blinds
             and all(type(v) is int for v in scalars if v is not None))
     if not ints:
         driving = [*antes, *stacks, *(blinds or ()), *(v for v in scalars if v is not None),
                    *(p[2] for p in parsed if type(p) is tuple and p[2] is not None)]
-        decimals = max((_decimal_places(v) for v in driving), default=0)
+        decimals = max((decimal_places(v) for v in driving), default=0)
         if decimals > _MAX_DECIMALS:
             raise fail(f"amounts have {decimals} decimal places; at most {_MAX_DECIMALS} "
                        "are read")
@@ -323,18 +331,18 @@ def _hand_from_table(table: Mapping[str, object], where: str) -> HandHistory:
     try:
         return HandHistory(
             variant=variant,
-            antes=_whole(antes, scale),
-            starting_stacks=_whole(stacks, scale),
+            antes=whole_all(antes, scale),
+            starting_stacks=whole_all(stacks, scale),
             actions=(tuple(parsed) if ints  # type: ignore[arg-type]  # all PhhAction
                      else _scaled_actions(parsed, scale)),
-            blinds_or_straddles=None if blinds is None else _whole(blinds, scale),
-            min_bet=_whole_one(min_bet, scale),
-            small_bet=_whole_one(small_bet, scale),
-            big_bet=_whole_one(big_bet, scale),
-            bring_in=_whole_one(bring_in, scale),
+            blinds_or_straddles=None if blinds is None else whole_all(blinds, scale),
+            min_bet=whole_one(min_bet, scale),
+            small_bet=whole_one(small_bet, scale),
+            big_bet=whole_one(big_bet, scale),
+            bring_in=whole_one(bring_in, scale),
             ante_trimming_status=trimming,
-            finishing_stacks=None if finishing is None else _exact(finishing, scale),
-            winnings=None if winnings is None else _exact(winnings, scale),
+            finishing_stacks=None if finishing is None else exact(finishing, scale),
+            winnings=None if winnings is None else exact(winnings, scale),
             players=None if players is None else tuple(players),
             seats=None if seats is None else tuple(seats),
             seat_count=seat_count,
@@ -345,68 +353,7 @@ def _hand_from_table(table: Mapping[str, object], where: str) -> HandHistory:
         raise fail(e.reason) from None
 
 
-_Fail = Callable[[str], HandHistoryError]
-_INT_ONLY: Final = frozenset({int})
 _STR_ONLY: Final = frozenset({str})
-
-
-def _numbers(table: Mapping[str, object], key: str,
-             fail: _Fail) -> tuple[list[Number] | None, bool]:
-    """The array ``key`` of amounts (None: not given), and whether each is an int."""
-    value = table.get(key)
-    if value is None:
-        return None, True
-    if not isinstance(value, list):
-        raise fail(f"{key} must be an array of numbers, got {value!r}")
-    if not value or (set(map(type, value)) == _INT_ONLY and min(value) >= 0):
-        return value, True  # whole amounts >= 0 (the usual array) need no more checks
-    for v in value:
-        _check_number(v, key, fail)
-    return value, all(type(v) is int for v in value)
-
-
-def _number(table: Mapping[str, object], key: str, fail: _Fail) -> Number | None:
-    value = table.get(key)
-    return None if value is None else _check_number(value, key, fail)
-
-
-def _check_number(value: object, key: str, fail: _Fail) -> Number:
-    if isinstance(value, bool) or not isinstance(value, int | Decimal):
-        raise fail(f"{key} must hold numbers, got {value!r}")
-    if isinstance(value, Decimal) and not value.is_finite():
-        raise fail(f"{key} holds {value}: unknown (infinite) amounts cannot be replayed")
-    if value < 0:
-        raise fail(f"{key} holds {value}: amounts cannot be negative")
-    return value
-
-
-def _decimal_places(value: Number) -> int:
-    if isinstance(value, int):
-        return 0
-    exponent = value.normalize().as_tuple().exponent
-    return -exponent if isinstance(exponent, int) and exponent < 0 else 0
-
-
-def _whole(values: list[Number], scale: int) -> tuple[int, ...]:
-    """Amounts in the smallest unit (``scale`` makes every one whole)."""
-    if scale == 1 and set(map(type, values)) <= _INT_ONLY:
-        return tuple(values)  # type: ignore[arg-type]  # all int, checked just above
-    return tuple(_whole_one(v, scale) for v in values)  # type: ignore[misc]
-
-
-def _whole_one(value: Number | None, scale: int) -> int | None:
-    if value is None:
-        return None
-    return value * scale if isinstance(value, int) else int(Fraction(value) * scale)
-
-
-def _exact(values: list[Number], scale: int) -> tuple[Result, ...]:
-    """Results in the smallest unit, exact: whole where they are, else a Fraction."""
-    out: list[Result] = []
-    for v in values:
-        exact = v * scale if type(v) is int else Fraction(v) * scale
-        out.append(int(exact) if exact.denominator == 1 else exact)
-    return tuple(out)
 
 
 # An action read from its text alone: a PhhAction, or its parts where the amount has
