@@ -112,7 +112,7 @@ class Bridge:
         parsed = self.ingest.parse(topic, payload)
         message = parsed.message
         if isinstance(message, EventMessage):
-            self.feed.offer(event_item(message))
+            self.feed.offer(parsed.item or event_item(message))
             match message.event:
                 case HandEnded(hand_no=hand_no) | HandVoided(hand_no=hand_no) \
                         | MisdealDeclared(hand_no=hand_no):

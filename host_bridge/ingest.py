@@ -26,8 +26,9 @@ floor model is :mod:`host_bridge.floor_model`.
 
 Speed (DESIGN budget: 200 tables, >= 5,000 events/s): each table's cursor (acked seq, the
 events and hole cards waiting above it) lives in memory, loaded once; a batch's new rows go
-in with one executemany; only events that change the floor model touch the ORM. Hole cards
-are never logged.
+in with one executemany; the floor model's rows are plain values read and written in bulk
+once per batch (:mod:`host_bridge.floor_rows`), never ORM objects; an event's live-feed
+item is built once, when it is parsed. Hole cards are never logged.
 """
 
 from __future__ import annotations
@@ -55,14 +56,8 @@ from controller.sync.messages import (
 )
 from controller.sync.topics import PREFIX, Topics
 from host_bridge.card_reads import flush_reads, read_seqs, take_read
-from host_bridge.floor_model import (
-    HAND_OVER,
-    OPEN_HANDS,
-    FeedItem,
-    apply_event,
-    changes_floor,
-    table_row,
-)
+from host_bridge.floor_model import HAND_OVER, FeedItem, apply_event, changes_floor
+from host_bridge.floor_rows import FloorRows
 from host_bridge.hand_history import HAND_LOG
 from host_bridge.ingest_parts import (
     HOLD_AHEAD,
@@ -100,8 +95,6 @@ _MODELS: dict[str, type[BaseModel]] = {
     "event": EventMessage, "secure/cards": SecureCards, "status": StatusMessage,
     "state": StateMessage, "reply": ReplyMessage,
 }
-
-_HANDS = OPEN_HANDS
 
 
 class Ingest:
@@ -156,29 +149,30 @@ class Ingest:
         The batch is first tried whole (bulk inserts, no savepoints); if anything in it
         fails, it is rolled back and taken again one message per savepoint."""
         parsed = [(p.topic, p.message) for p in batch]
+        items = {id(p.message): p.item for p in batch if p.item is not None}
         rejected = [p.reason for p in batch if p.reason is not None]
         counters = (self._taken, self.duplicates, self.conflicts, dict(self._gaps))
         try:
-            return self._take_all(parsed, rejected, isolate=False)
+            return self._take_all(parsed, rejected, items, isolate=False)
         except Exception:
             log.warning("a batch of %d messages failed; taking them again one at a time",
                         len(parsed))
             self._cursors.clear()
             self._taken, self.duplicates, self.conflicts, self._gaps = counters
-            return self._take_all(parsed, rejected, isolate=True)
+            return self._take_all(parsed, rejected, items, isolate=True)
 
     def _take_all(self, parsed: list[tuple[str, BaseModel | None]], rejected: list[str],
-                  *, isolate: bool) -> IngestResult:
+                  items: dict[int, FeedItem], *, isolate: bool) -> IngestResult:
         result = IngestResult(rejected=list(rejected))
         try:
             # no autoflush: the batch's ORM changes go out together (at the commit, or a
             # savepoint's end); where a query must see them, the code flushes itself
             with self._sessions(autoflush=False) as session, session.begin():
-                batch = _Batch(session)
+                batch = _Batch(session, FloorRows(session), items=items)
                 if self._shared:
                     self._claim(session, {t for _, m in parsed
                                           if isinstance(t := getattr(m, "table", None), str)})
-                preload(batch, [m for _, m in parsed if isinstance(m, EventMessage)])
+                preload(batch, [m for _, m in parsed if m is not None])
                 for topic, message in parsed:
                     self._taken += 1
                     if message is None:
@@ -201,7 +195,7 @@ class Ingest:
                         batch.cards.clear()
                         batch.applied.clear()
                         batch.touched.clear()
-                        session.info.pop(_HANDS, None)
+                        batch.floor = FloorRows(session)  # read again after the rollback
                         # one line, no traceback: the error's first line names the problem
                         # (a database error's later lines would hold the parameters)
                         log.error("message on %s failed (%s: %s); rolled back, not "
@@ -282,7 +276,8 @@ class Ingest:
         if named != table:
             return self._reject(topic,
                                 f"payload names table {named!r} but the topic names {table!r}")
-        return Parsed(topic, message, None, payload)
+        item = event_item(message) if isinstance(message, EventMessage) else None
+        return Parsed(topic, message, None, payload, item)
 
     @staticmethod
     def _reject(topic: str, reason: str) -> Parsed:
@@ -293,9 +288,9 @@ class Ingest:
         if isinstance(message, ReplyMessage):
             result.replies.append(message)
         elif isinstance(message, StatusMessage):
-            self._take_status(batch.session, message, result)
+            self._take_status(batch.floor, message, result)
         elif isinstance(message, StateMessage):
-            self._take_state(batch.session, message, result)
+            self._take_state(batch.floor, message, result)
         elif isinstance(message, EventMessage | SecureCards):
             why = too_far_ahead(message, self._cursor(batch, message.table).acked_seq)
             if why is not None:
@@ -316,28 +311,27 @@ class Ingest:
         return self._host_seq
 
     # ------------------------------------------------------------------ status
-    def _take_status(self, session: Session, message: StatusMessage,
+    def _take_status(self, floor: FloorRows, message: StatusMessage,
                      result: IngestResult) -> None:
         """Mark the table online or offline (a retained status, or the table's Will)."""
         # arrival order decides: the broker keeps a topic's order, and a Will carries the ts
         # of the connect it was set at, older than the ``online`` that followed it
-        table = table_row(session, message.table)
-        table.online = message.status == "online"
-        table.status_at = message.ts
+        table = floor.table(message.table)
+        table["online"] = online = message.status == "online"
+        table["status_at"] = message.ts
         log.info("table %s is %s", message.table, message.status)
         result.feed.append({"type": "status", "table": message.table,
-                            "online": table.online, "ts": message.ts})
+                            "online": online, "ts": message.ts})
 
     # ------------------------------------------------------------------ state
     @staticmethod
-    def _take_state(session: Session, message: StateMessage, result: IngestResult) -> None:
+    def _take_state(floor: FloorRows, message: StateMessage, result: IngestResult) -> None:
         """Keep the table's retained public state (the engine's view of the hand in play,
         the stakes in force...) and, when it changed, tell the live feed."""
-        table = table_row(session, message.table)
         snapshot = message.state.model_dump_json()
-        if table.snapshot == snapshot:
+        if floor.snapshot(message.table) == snapshot:
             return  # the retained copy again (a reconnect): nothing new to show
-        table.snapshot = snapshot
+        floor.set_snapshot(message.table, snapshot)
         result.feed.append(state_item(message))
 
     # ------------------------------------------------------------------ events
@@ -345,17 +339,18 @@ class Ingest:
         cursor = self._cursors.get(table_id)
         if cursor is None:  # first sight since start (or since a rollback): load it
             session = batch.session
-            table = table_row(session, table_id)
-            cursor = _Cursor(table.acked_seq, table.boot, table.last_event_ts)
+            table = batch.floor.table(table_id)
+            acked = table["acked_seq"]
+            cursor = _Cursor(acked, table["boot"], table["last_event_ts"])
             for rec in session.scalars(select(EventRecord).where(
-                    EventRecord.table_id == table_id, EventRecord.seq > table.acked_seq)):
+                    EventRecord.table_id == table_id, EventRecord.seq > acked)):
                 cursor.events[rec.seq] = _Pending(
                     EventMessage.model_validate_json(rec.payload), rec.payload, in_db=True)
             for seq, cards in session.execute(select(HoleCards.seq, HoleCards.cards).where(
-                    HoleCards.table_id == table_id, HoleCards.seq > table.acked_seq)):
+                    HoleCards.table_id == table_id, HoleCards.seq > acked)):
                 cursor.cards.add(seq)
                 cursor.holes[seq] = cards
-            cursor.cards.update(read_seqs(session, table_id, table.acked_seq))  # issue 21
+            cursor.cards.update(read_seqs(session, table_id, acked))  # issue 21
             self._cursors[table_id] = cursor
         return cursor
 
@@ -508,12 +503,12 @@ class Ingest:
                     EventRecord.__table__.c.seq == bindparam("s")).values(applied=True),
                 batch.applied)
             batch.applied.clear()
+        batch.floor.write()
 
     def _advance(self, batch: _Batch, table_id: str, result: IngestResult) -> None:
         """Apply what became contiguous, in seq order; a ``hole_dealt`` only with its
         hole cards."""
         cursor = self._cursor(batch, table_id)
-        table: PokerTable | None = None
         while (pending := cursor.events.get(seq := cursor.acked_seq + 1)) is not None:
             message = pending.message
             event = message.event
@@ -522,11 +517,9 @@ class Ingest:
             if isinstance(event, HAND_LOG):
                 _log_step(cursor, seq, message)
             if changes_floor(event):
-                if table is None:
-                    table = table_row(batch.session, table_id)
                 if isinstance(event, HandEnded) and cursor.log is None:
                     self._flush(batch)  # the export reads the hand's events and cards
-                apply_event(batch.session, table, message, seq, result.feed, cursor.log)
+                apply_event(batch.floor, table_id, message, seq, result.feed, cursor.log)
                 if isinstance(event, HAND_OVER):
                     cursor.log = None
             if pending.in_db:
@@ -542,7 +535,7 @@ class Ingest:
             cursor.holes.pop(seq, None)
             cursor.acked_seq, cursor.boot, cursor.last_ts = seq, message.boot, message.ts
             batch.touched.add(table_id)
-            result.feed.append(event_item(message))
+            result.feed.append(batch.items.get(id(message)) or event_item(message))
             result.applied.append(message)
 
     def _acknowledge(self, table_id: str, cursor: _Cursor, seq: int,

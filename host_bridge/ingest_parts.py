@@ -13,13 +13,15 @@ from dataclasses import dataclass, field
 from typing import Any, Final, Protocol
 
 from pydantic import BaseModel
-from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from controller.events import (
     BoardDealt,
     HandStarted,
     HoleDealt,
+    PlayerBusted,
+    PlayerMoved,
+    PlayerRemoved,
     PlayerSeated,
     RakeTaken,
     StackAdjusted,
@@ -29,16 +31,16 @@ from controller.sync.messages import (
     ReplyMessage,
     SecureCards,
     StateMessage,
+    StatusMessage,
 )
 from host_bridge.floor_model import (
     HAND_OVER,
-    OPEN_HANDS,
     FeedItem,
     HandLog,
     changes_floor,
 )
+from host_bridge.floor_rows import FloorRows
 from host_bridge.hand_history import HAND_LOG
-from host_bridge.models import Hand, PokerTable, Seat
 
 #: How far above a table's stored contiguous seq the bridge holds an event (or its hole
 #: cards) for the gap below to fill: far more than a table sends in any outage. Further is
@@ -98,6 +100,7 @@ class Parsed:
     message: BaseModel | None
     reason: str | None = None
     payload: bytes = b""  # as received (a store in another process parses it again)
+    item: FeedItem | None = None  # an event's live-feed item (built once, fed twice)
 
 
 @dataclass(frozen=True, slots=True)
@@ -137,12 +140,13 @@ class _Cursor:
 @dataclass(slots=True)
 class _Batch:  # one transaction: rows waiting for a bulk insert, highest seq per table
     session: Session
+    floor: FloorRows
     newest: dict[str, int] = field(default_factory=dict)
     events: list[tuple[str, int, _Pending]] = field(default_factory=list)
     cards: list[dict[str, Any]] = field(default_factory=list)
     applied: list[dict[str, Any]] = field(default_factory=list)  # stored rows now applied
-    held: list[object] = field(default_factory=list)  # rows kept in the identity map
     touched: set[str] = field(default_factory=set)  # tables whose cursor moved
+    items: dict[int, FeedItem] = field(default_factory=dict)  # id(event message) -> item
 
 
 
@@ -197,36 +201,43 @@ def feed_json(item: FeedItem) -> str:
 
 
 #: events whose floor-model change reads the table's seats (preloaded for their tables)
-_READS_SEATS: Final = (PlayerSeated, StackAdjusted, *HAND_OVER)
+_READS_SEATS: Final = (PlayerSeated, StackAdjusted, PlayerRemoved, PlayerMoved, PlayerBusted,
+                       *HAND_OVER)
 #: events whose floor-model change reads the table's open hand (preloaded likewise)
-_READS_HANDS: Final = (HandStarted, BoardDealt, RakeTaken, *HAND_OVER)
+_READS_HANDS: Final = (BoardDealt, RakeTaken, *HAND_OVER)
 
 
-def preload(batch: _Batch, events: Sequence[EventMessage]) -> None:
-    """The rows of the batch's tables with a change in it, their seats where an event
-    reads them (a seating, a stack, a hand's end) and their open hands where an event
-    reads those (a hand's start, board, rake or end), in at most three queries, held so
-    that ``session.get`` (and :func:`_hand`) find them without asking the store again.
-    Only what the batch's events read is loaded: each row loaded is an ORM object
-    built, whichever events follow."""
-    heavy: set[str] = set()
+def preload(batch: _Batch, messages: Sequence[BaseModel]) -> None:
+    """Read up front the floor-model rows the batch's messages will touch, in one query
+    per kind (:meth:`FloorRows.preload`): the rows of the tables with a change in it,
+    their seats where an event reads them (a seating, a stack, a hand's end), their open
+    hands where an event reads those (a board, a rake, a hand's end), the hands a start
+    names, the players being seated, the snapshots a state compares with."""
+    tables: set[str] = set()
     seated: set[str] = set()
     handed: set[str] = set()
-    for message in events:
-        event = message.event
-        if not changes_floor(event):
-            continue
-        heavy.add(message.table)
-        if isinstance(event, _READS_SEATS):
-            seated.add(message.table)
-        if isinstance(event, _READS_HANDS):
-            handed.add(message.table)
-    if not heavy:
-        return
-    session = batch.session
-    batch.held += session.scalars(select(PokerTable).where(PokerTable.id.in_(heavy)))
-    if seated:
-        batch.held += session.scalars(select(Seat).where(Seat.table_id.in_(seated)))
-    hands = session.scalars(select(Hand).where(
-        Hand.table_id.in_(handed), Hand.status == "in_progress")).all() if handed else ()
-    session.info[OPEN_HANDS] = {(h.table_id, h.hand_no): h for h in hands}
+    started: set[tuple[str, int]] = set()
+    players: set[str] = set()
+    states: set[str] = set()
+    for message in messages:
+        if isinstance(message, EventMessage):
+            event = message.event
+            if not changes_floor(event):
+                continue
+            table = message.table
+            tables.add(table)
+            if isinstance(event, _READS_SEATS):
+                seated.add(table)
+            if isinstance(event, _READS_HANDS):
+                handed.add(table)
+            elif isinstance(event, HandStarted):
+                started.add((table, event.hand_no))
+            if isinstance(event, PlayerSeated):
+                players.add(event.player)
+        elif isinstance(message, StatusMessage):
+            tables.add(message.table)
+        elif isinstance(message, StateMessage):
+            tables.add(message.table)
+            states.add(message.table)
+    if tables:
+        batch.floor.preload(tables, seated, handed, started, players, states)

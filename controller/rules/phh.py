@@ -541,6 +541,22 @@ def dumps(hand: HandHistory) -> str:
     return "\n".join(_lines(hand)) + "\n"
 
 
+def dumps_pair(hand: HandHistory, other_actions: Sequence[PhhAction]) -> tuple[str, str]:
+    """The hand as ``.phh`` text, and the same hand with ``other_actions`` in place of its
+    actions (as many; a public copy with the hole cards masked), written once: only the
+    lines of the actions that differ are written again."""
+    if len(other_actions) != len(hand.actions):
+        raise HandHistoryError(f"{len(other_actions)} actions to put in place of "
+                               f"{len(hand.actions)}")
+    lines = list(_lines(hand))
+    first = lines.index("actions = [") + 1
+    other = lines.copy()
+    for i, (mine, theirs) in enumerate(zip(hand.actions, other_actions, strict=True)):
+        if theirs is not mine and theirs != mine:
+            other[first + i] = f"  {toml_value(format_action(theirs, hand.unit_scale))},"
+    return "\n".join(lines) + "\n", "\n".join(other) + "\n"
+
+
 def dump_many(hands: Iterable[HandHistory]) -> str:
     """Several hands as ``.phhs`` text, in tables ``[1]``, ``[2]``, ... in the order given."""
     return "\n".join(f"[{i}]\n" + dumps(h) for i, h in enumerate(hands, 1))
@@ -580,6 +596,8 @@ def _lines(h: HandHistory) -> Iterator[str]:
 
 
 def _amount_text(value: Result, scale: int) -> str:
+    if scale == 1 and type(value) is int:  # nearly every amount: a whole number of units
+        return str(value)
     exact = Fraction(value) / scale
     if exact.denominator == 1:
         return str(exact.numerator)
@@ -594,5 +612,5 @@ def _amount_text(value: Result, scale: int) -> str:
 
 __all__ = [
     "ACTION_KINDS", "VARIANT_FIELDS", "HandHistory", "Number", "PhhAction", "Result",
-    "dump_many", "dumps", "format_action", "loads", "loads_file",
+    "dump_many", "dumps", "dumps_pair", "format_action", "loads", "loads_file",
 ]

@@ -353,7 +353,13 @@ _WRITE_ESCAPES: Final = {'"': '\\"', "\\": "\\\\", "\b": "\\b", "\t": "\\t", "\n
                    "\f": "\\f", "\r": "\\r"}
 
 
+#: what a TOML basic string must escape: the quote, the backslash and control characters
+_NEEDS_ESCAPE: Final = re.compile(r'["\\\x00-\x1f\x7f]')
+
+
 def _toml_str(text: str) -> str:
+    if _NEEDS_ESCAPE.search(text) is None:  # nearly every string: as it is
+        return '"' + text + '"'
     return '"' + "".join(
         _WRITE_ESCAPES.get(c) or (f"\\u{ord(c):04x}" if ord(c) < 0x20 or ord(c) == 0x7F else c)
         for c in text) + '"'

@@ -187,8 +187,8 @@ def export_hand(events: Sequence[tuple[int, HandLogEvent]],
     history = history_from_hand(hand, players=players)
     masked = tuple(dataclasses.replace(a, cards=(None,) * len(a.cards))
                    if a.kind == "dh" and a.cards else a for a in history.actions)
-    return HandExport(full=phh.dumps(history),
-                      public=phh.dumps(dataclasses.replace(history, actions=masked)))
+    full, public = phh.dumps_pair(history, masked)
+    return HandExport(full=full, public=public)
 
 
 # ============================================================================ the table's files

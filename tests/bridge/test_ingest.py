@@ -206,11 +206,11 @@ def test_a_message_that_fails_is_rolled_back_alone_and_not_acked(
 
     real_apply = ingest_module.apply_event
 
-    def apply_but_fail_seq_2(session: object, table: PokerTable, message: object, seq: int,
+    def apply_but_fail_seq_2(rows: object, table: str, message: object, seq: int,
                              feed: list[FeedItem], *rest: object) -> None:
-        if table.id == "t1" and seq == 2:
+        if table == "t1" and seq == 2:
             raise RuntimeError("simulated bug")
-        real_apply(session, table, message, seq, feed, *rest)  # type: ignore[arg-type]
+        real_apply(rows, table, message, seq, feed, *rest)  # type: ignore[arg-type]
 
     monkeypatch.setattr(ingest_module, "apply_event", apply_but_fail_seq_2)
     t1, t2 = WireTable("t1"), WireTable("t2")
