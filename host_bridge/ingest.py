@@ -33,6 +33,8 @@ item is built once, when it is parsed. Hole cards are never logged.
 
 from __future__ import annotations
 
+import functools
+import itertools
 import json
 import logging
 import time
@@ -116,7 +118,8 @@ class Ingest:
         self._host_boot = host_boot
         self._clock = clock
         self._resend_after = resend_after
-        self._host_seq = 0
+        self._host_seqs = itertools.count(1)  # next() is atomic: acks are written on
+        self._ack_topics: dict[str, str] = {}  # the event loop, resend requests here
         self._taken = 0
         self._gaps: dict[str, _Gap] = {}
         self._cursors: dict[str, _Cursor] = {}
@@ -307,8 +310,7 @@ class Ingest:
             batch.newest[message.table] = max(batch.newest.get(message.table, 0), message.seq)
 
     def _next_host_seq(self) -> int:
-        self._host_seq += 1
-        return self._host_seq
+        return next(self._host_seqs)
 
     # ------------------------------------------------------------------ status
     def _take_status(self, floor: FloorRows, message: StatusMessage,
@@ -538,13 +540,19 @@ class Ingest:
             result.feed.append(batch.items.get(id(message)) or event_item(message))
             result.applied.append(message)
 
+    def _ack_payload(self, table_id: str, acked: int) -> bytes:
+        """An ack, written when it is sent (the link sends a table's newest only)."""
+        return AckMessage(table=table_id, boot=self._host_boot, ts=self._clock(),
+                          seq=self._next_host_seq(), acked=acked).to_wire()
+
     def _acknowledge(self, table_id: str, cursor: _Cursor, seq: int,
                      result: IngestResult) -> None:
-        topics = Topics(self.site, table_id)
+        topic = self._ack_topics.get(table_id)
+        if topic is None:
+            topic = self._ack_topics[table_id] = Topics(self.site, table_id).ack
         boot, now = self._host_boot, self._clock()
-        result.outbound.append(Outbound(topics.ack, AckMessage(
-            table=table_id, boot=boot, ts=now, seq=self._next_host_seq(),
-            acked=cursor.acked_seq).to_wire(), coalesce=True))
+        result.outbound.append(Outbound(topic, functools.partial(
+            self._ack_payload, table_id, cursor.acked_seq), coalesce=True))
         # One outstanding resend request per table (#17): while its answer lands (the
         # contiguous seq moves) nothing is asked again; only when it is answered, or when
         # nothing moved for ``resend_after`` seconds, is the next one sent.
@@ -571,7 +579,7 @@ class Ingest:
         log.info("table %s: seq %d..%d missing, asking for a resend%s", table_id, gap_from,
                  gap_to, "" if asked is None or acked >= asked.to_seq else
                  f" again (nothing arrived for {self._resend_after:g} s)")
-        result.outbound.append(Outbound(topics.ack, ResendRequest(
+        result.outbound.append(Outbound(topic, ResendRequest(
             table=table_id, boot=boot, ts=now, seq=self._next_host_seq(), from_seq=gap_from,
             to_seq=gap_to).to_wire()))
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final, Protocol
 
@@ -71,13 +71,19 @@ class PublishFailed(Exception):
 
 @dataclass(frozen=True, slots=True)
 class Outbound:
-    """One message for the broker."""
+    """One message for the broker: its payload, or how to write it when it is sent (an
+    ack that a newer one replaces before it goes out is never written)."""
 
     topic: str
-    payload: bytes
+    body: bytes | Callable[[], bytes]
     qos: int = 1
     retain: bool = False
     coalesce: bool = False  # an ack: a newer one on the same topic may replace it
+
+    @property
+    def payload(self) -> bytes:
+        """The bytes to publish."""
+        return self.body if isinstance(self.body, bytes) else self.body()
 
 
 @dataclass(slots=True)

@@ -13,6 +13,7 @@ processes is needed (a SQLite file or PostgreSQL, not an in-memory SQLite).
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import multiprocessing
 import time
 from collections.abc import Sequence
@@ -40,7 +41,10 @@ def _serve(conn: Connection, database_url: str, site: str, host_boot: str,
                 conn.send(time.process_time())
                 continue
             try:
-                conn.send(ingest.take_many(batch))
+                result = ingest.take_many(batch)
+                result.outbound = [dataclasses.replace(o, body=o.payload)  # written here:
+                                   for o in result.outbound]  # a pipe carries bytes
+                conn.send(result)
             except Exception as exc:  # the parent raises it where apply was called
                 conn.send(exc)
     except EOFError:  # the bridge went away
