@@ -16,6 +16,10 @@ reply must reach the bridge that waits for it).
 ``host/status`` is retained: ``online`` on connect (after subscribing), ``offline`` on a
 clean stop (after the acks waiting went out), and ``offline`` from the Will when the
 bridge dies. aiomqtt's errors become :class:`~host_bridge.ingest.PublishFailed` here.
+
+The connection is a :class:`~host_bridge.mqtt_fast.FastClient` (aiomqtt with a receive path
+that reads and acknowledges a floor's events in batches, issue 20); the tables keep plain
+aiomqtt.
 """
 
 from __future__ import annotations
@@ -34,6 +38,7 @@ from controller.sync.session import BrokerSession, Presence, SessionSettings
 from controller.sync.topics import PREFIX, site_wildcards
 from host_bridge.bridge import Bridge
 from host_bridge.ingest import IngestResult, Outbound, Parsed, PublishFailed
+from host_bridge.mqtt_fast import FastClient
 
 if TYPE_CHECKING:
     from host_bridge.settings import BridgeSettings
@@ -99,7 +104,8 @@ class MqttLink:
             session_settings(self._settings), self._serve,
             presence=Presence(self.host_status_topic, self._host_status),
             subscriptions=self.subscriptions, logger=log, name="bridge-mqtt",
-            fallback_note=FALLBACK_NOTE, login_hint=LOGIN_HINT, farewell=self.flush_acks)
+            fallback_note=FALLBACK_NOTE, login_hint=LOGIN_HINT, farewell=self.flush_acks,
+            client_class=FastClient)
 
     @property
     def connected(self) -> asyncio.Event:

@@ -94,7 +94,9 @@ class BrokerSession:
     ``serve(client)`` runs on each connection until it fails (its errors, and those of an
     exception group it raises, end that connection only); if it returns, the session ends
     cleanly. ``subscriptions()`` is asked on each connect (after the protocol is known).
-    ``client`` makes the client instead (tests inject a fake broker; no probe then).
+    ``client`` makes the client instead (tests inject a fake broker; no probe then);
+    ``client_class`` is the ``aiomqtt.Client`` (sub)class the loop connects with (the host
+    bridge's receive path, :mod:`host_bridge.mqtt_fast`).
     """
 
     def __init__(self, settings: SessionSettings, serve: Serve, *, presence: Presence,
@@ -102,7 +104,8 @@ class BrokerSession:
                  logger: logging.Logger = log, name: str = "mqtt-session",
                  fallback_note: str = "using MQTT 3.1.1", login_hint: str = "",
                  farewell: Callable[[], Awaitable[None]] | None = None,
-                 client: Callable[[], aiomqtt.Client] | None = None) -> None:
+                 client: Callable[[], aiomqtt.Client] | None = None,
+                 client_class: type[aiomqtt.Client] = aiomqtt.Client) -> None:
         self.settings = settings
         self.presence = presence
         self._serve = serve
@@ -113,6 +116,7 @@ class BrokerSession:
         self._login_hint = login_hint  # what to check when the broker refuses the login
         self._farewell = farewell
         self._make = client
+        self._client_class = client_class
         self._task: asyncio.Task[None] | None = None
         self._outage = OutageReport(logger)
         self.mqtt5 = True  # until the broker refuses it
@@ -214,14 +218,15 @@ class BrokerSession:
                                   "keepalive": s.keepalive, "timeout": s.timeout,
                                   "socket_options": NO_DELAY, **s.credentials()}
         if not self.mqtt5:
-            return aiomqtt.Client(s.host, s.port, protocol=aiomqtt.ProtocolVersion.V311,
-                                  clean_session=not s.persistent, **common)
+            return self._client_class(s.host, s.port,
+                                      protocol=aiomqtt.ProtocolVersion.V311,
+                                      clean_session=not s.persistent, **common)
         props = None
         if s.persistent:
             props = Properties(PacketTypes.CONNECT)  # type: ignore[no-untyped-call]
             props.SessionExpiryInterval = s.session_expiry
-        return aiomqtt.Client(s.host, s.port, protocol=aiomqtt.ProtocolVersion.V5,
-                              clean_start=not s.persistent, properties=props, **common)
+        return self._client_class(s.host, s.port, protocol=aiomqtt.ProtocolVersion.V5,
+                                  clean_start=not s.persistent, properties=props, **common)
 
     async def _offers_mqtt5(self) -> bool:
         """The probe. Without the login where there is one: a broker that makes the login
