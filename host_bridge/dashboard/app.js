@@ -8,82 +8,282 @@
 // The hand in play (stage, board, pots, whose turn, the amount to call, the raise limits)
 // is the table's rules engine's, from its public state (a table's `hand` over REST, then
 // each feed "state" item): this page shows it and works out no betting rule of its own.
+//
+// A table's card is its last read over REST (the store: the truth) with what the feed has
+// said since folded on top, in seq order: each change event as the store applies it
+// (FOLDS, as host_bridge/floor_model.py does) and the table's newest "state" item (the
+// hand in play, the level, the stakes). A change shows in the next animation frame, with
+// no read. The read that follows the feed's "stored" items is the reconciliation: one per
+// burst of them, paced page-wide (reconcileSoon); every read is at most one in flight per
+// table (one more asked meanwhile runs after it), READS_AT_ONCE per page; an answer older
+// than what the feed already showed gets the changes it lacks folded on top (by seq).
 "use strict";
 
 const TOKEN_KEY = "pitboss.token";
 const TICK_MS = 1000;
-// the events that change what the table's card shows: its changes (one kind each, as in
-// controller/events) and the hand's start and end; the card is read again over REST
-const REFRESHING_EVENTS = new Set(["hand_started", "hand_ended", "hand_voided",
-  "paused", "resumed", "level_set", "clock_called", "hand_for_hand_set",
-  "colour_up_scheduled", "player_seated", "player_removed", "player_moved", "table_closed",
-  "sat_out", "came_back", "player_busted", "hand_released", "clock_synced", "break_started",
-  "break_ended", "penalty_served", "house_set"]);
+const READS_AT_ONCE = 4; // table reads in flight at once, page-wide
+const SETTLE_MS = 300;   // the read after a "stored" item waits until none came for this long
+const SETTLE_MAX_MS = 2000; // ... or this long after the first one
+const RECONCILE_GAP_MS = 200; // such reads start this far apart at least, page-wide
+const AHEAD_LIMIT = 200; // feed changes kept per table for a read that does not have them
 
 const state = {
   token: null,
   role: null,
   broker: null,
-  tables: new Map(),   // id -> TablePublic from the API (hand, stakes: the table's state)
-  reported: new Map(), // id -> {at, seq, hand, stakes} of the table's latest feed "state"
-  reports: 0,          // feed "state" items taken (a read started before one keeps it)
+  tables: new Map(),   // id -> the table's card: its read, with the feed's changes since
+  basis: new Map(),    // id -> {read, ahead, lost, seq}: what the card is built from
+  reported: new Map(), // id -> {seq, fields, handNo} of the table's latest feed "state"
   happened: new Map(), // id -> the latest action or board of the hand in play (feed events)
   recent: new Map(),   // id -> [{at, text}] the table's latest events, newest first
   shot: new Map(),     // id -> the table's last shot_clock report in this hand
+  handSeats: new Map(), // id -> {handNo, seats}: the hand in play's seats, by position
   selected: null,
   armed: null,         // "table what" of a command waiting for its "Yes"
   socket: null,
   retry: 0,
-  refreshing: new Map(), // id -> {again}
+  listing: false,      // the whole floor is being read (GET /tables)
   pending: new Set(),    // commands sent and not answered yet, as "table command-json"
   ticker: null,
 };
+
+// The table reads asked for: waiting (in order), running, asked again while running, those
+// waiting for more "stored" items ({first, timer} each) and those due then, in turn (one
+// each RECONCILE_GAP_MS: `pacer`).
+const reads = { wanted: new Set(), running: new Set(), again: new Set(), soon: new Map(),
+  due: new Set(), pacer: null };
 
 // What the next animation frame renders: every part, or only what changed.
 const dirty = { all: true, tables: new Set(), detail: false, alerts: false, strip: false,
   queued: false };
 
-// ------------------------------------------------------------------ loading
-async function loadTables() {
-  const since = state.reports;
-  takeTables(await api("/tables"), since);
+// ------------------------------------------------------------------ the feed, folded
+// What a change event does to a table's card, as the store applies it
+// (host_bridge/floor_model.py's apply_event); false: the page cannot tell, the store is
+// read. Each sets values (a new array or object, never one changed in place), so folding
+// the same events again on a newer read gives the same card.
+function withSeat(table, seat, change) {
+  const now = change(table.seats.find((s) => s.seat === seat));
+  const rest = table.seats.filter((s) => s.seat !== seat);
+  table.seats = now ? [...rest, now].sort((a, b) => a.seat - b.seat) : rest;
 }
 
-function takeTables(body, since) {
-  state.broker = body.broker || null;
-  state.tables = new Map();
-  for (const t of body.data) adopt(t, since);
-  scheduleRender();
+const stackOf = (stack) => (s) => s && { ...s, stack };
+const unseat = (t, e) => withSeat(t, e.seat, () => null);
+const setLevel = (t, e) => { t.level = e.level; };
+const endHand = (t, e) => { // its end stacks, by position in the hand's seats
+  const started = state.handSeats.get(t.id);
+  const seats = started && started.handNo === e.hand_no ? started.seats
+    : t.hand && t.hand_no === e.hand_no ? t.hand.players.map((p) => p.seat) : null;
+  Object.assign(t, { hand_in_progress: false, clock_on_seat: null, hand: null });
+  if (!seats || seats.length !== e.stacks.length) return false;
+  seats.forEach((seat, i) => withSeat(t, seat, stackOf(e.stacks[i])));
+  return true;
+};
+
+const FOLDS = {
+  stack_adjusted: (t, e) => { for (const a of e.seats) withSeat(t, a.seat, stackOf(a.after)); },
+  player_seated: (t, e) => withSeat(t, e.seat, () => ({ seat: e.seat, player: e.player,
+    stack: e.stack })),
+  player_removed: unseat,
+  player_moved: unseat,
+  player_busted: unseat,
+  hand_started: (t, e) => {
+    state.handSeats.set(t.id, { handNo: e.hand_no, seats: e.seats });
+    Object.assign(t, { hand_no: e.hand_no, hand_in_progress: true });
+  },
+  hand_ended: endHand,
+  hand_voided: endHand,
+  misdeal: endHand,
+  paused: (t) => { t.paused = true; },
+  resumed: (t) => { t.paused = false; },
+  level_set: setLevel,
+  clock_synced: setLevel,
+  break_started: setLevel,
+  break_ended: setLevel,
+  clock_called: (t, e) => { t.clock_on_seat = e.seat; },
+  hand_for_hand_set: (t, e) => { t.hand_for_hand = e.on; },
+  colour_up_scheduled: (t, e) => { t.colour_up_at_level = e.level; },
+  table_closed: (t) => { t.closed = true; },
+  house_set: (t, e) => { t.house = e.house; },
+};
+
+// The fields of a feed "state" item (host_bridge/ingest_parts.py STATE_FIELDS) a card
+// takes: the engine's view of the hand in play, the level, the stakes.
+function takeState(table, report) {
+  Object.assign(table, report.fields);
 }
 
-// A table read over REST carries the state the bridge stored; a feed "state" item that
-// arrived while it was being read is newer, so it wins.
-function adopt(table, since) {
-  const report = state.reported.get(table.id);
-  table.seat_nodes_offline = (table.reported && table.reported.seat_nodes_offline) || [];
-  delete table.reported; // the fields the page uses are copied above; the rest is heavy
-  if (report && report.at > since) {
-    Object.assign(table, { hand: report.hand, stakes: report.stakes,
-      seat_nodes_offline: report.nodesOffline });
+// What a table's card is built from: its latest read, the feed's change events since
+// (`ahead`, in seq order; `lost`: the newest one let go, over AHEAD_LIMIT) and the newest
+// seq of the two (`seq`; a "state" item's is kept with it).
+function basisOf(id) {
+  let basis = state.basis.get(id);
+  if (!basis) {
+    basis = { read: null, ahead: [], lost: 0, seq: 0 };
+    state.basis.set(id, basis);
   }
-  state.tables.set(table.id, table);
-  touchTable(table.id);
+  return basis;
 }
 
+// A table's card: its read, then the feed's changes the read did not have and its newest
+// state (if the read does not have that either), in seq order.
+function buildCard(basis) {
+  const card = { ...basis.read };
+  const report = state.reported.get(card.id);
+  let due = report && report.seq >= card.acked_seq ? report : null;
+  basis.seq = card.acked_seq;
+  for (const { seq, event } of basis.ahead) {
+    if (due && due.seq < seq) { takeState(card, due); due = null; }
+    FOLDS[event.kind](card, event);
+    basis.seq = seq;
+  }
+  if (due) takeState(card, due);
+  return card;
+}
+
+// A table read over REST (alone, or in the whole floor's list). False: it is older than
+// what the card is built from already, and is left.
+function adopt(read) {
+  read.seat_nodes_offline = (read.reported && read.reported.seat_nodes_offline) || [];
+  delete read.reported; // the fields the page uses are copied above; the rest is heavy
+  const basis = basisOf(read.id);
+  if (basis.read && (read.acked_seq < basis.read.acked_seq || read.acked_seq < basis.lost)) {
+    return false; // an older read, or one the changes kept since cannot bring up to date
+  }
+  basis.read = read;
+  basis.ahead = basis.ahead.filter((x) => x.seq > read.acked_seq); // the store has the rest
+  state.tables.set(read.id, buildCard(basis));
+  touchTable(read.id);
+  return true;
+}
+
+// A change event from the feed, on the card at once (the store has it a little later).
+function takeChange(item) {
+  const basis = basisOf(item.table);
+  if (item.seq <= basis.seq && basis.read) return; // the card has it (a read was newer)
+  basis.ahead.push({ seq: item.seq, event: item.event });
+  if (basis.ahead.length > AHEAD_LIMIT) basis.lost = basis.ahead.shift().seq;
+  const card = state.tables.get(item.table);
+  if (!card) { if (!state.listing) refreshTable(item.table); return; }
+  basis.seq = item.seq;
+  if (FOLDS[item.event.kind](card, item.event) === false) refreshTable(item.table);
+}
+
+// A table's new public state from the feed: the hand in play, the level, the stakes.
 function takeReport(item) {
   const last = state.reported.get(item.table);
   if (last && item.seq < last.seq) return; // an older state than the one shown
-  state.reports += 1;
-  const report = { at: state.reports, seq: item.seq, hand: item.state.hand,
-    stakes: item.state.stakes, handNo: item.state.hand_no,
-    nodesOffline: item.state.seat_nodes_offline || [] };
-  state.reported.set(item.table, report);
-  const table = state.tables.get(item.table);
-  if (table) {
-    Object.assign(table, { hand: report.hand, stakes: report.stakes,
-      seat_nodes_offline: report.nodesOffline });
-    touchTable(item.table);
-  } else refreshTable(item.table);
+  const fields = { ...item.state, seat_nodes_offline: item.state.seat_nodes_offline || [] };
+  state.reported.set(item.table, { seq: item.seq, fields, handNo: item.state.hand_no });
+  const basis = basisOf(item.table);
+  const card = state.tables.get(item.table);
+  if (!card || !basis.read) { if (!state.listing) refreshTable(item.table); return; }
+  if (item.seq < basis.read.acked_seq) return; // the read is newer than this state
+  if (item.seq >= basis.seq) takeState(card, { fields });
+  else if (basis.lost <= basis.read.acked_seq) {
+    state.tables.set(item.table, buildCard(basis)); // under the changes that came after it
+  } else return; // the changes after it are not all kept: the next state
+  touchTable(item.table);
+}
+
+// A table's status (online, offline, unknown): on its card and on the read it is built from.
+function setOnline(id, online) {
+  const card = state.tables.get(id);
+  const basis = state.basis.get(id);
+  if (basis && basis.read) basis.read.online = online;
+  if (card) { card.online = online; touchTable(id); }
+}
+
+// ------------------------------------------------------------------ loading
+async function loadTables() {
+  state.listing = true;
+  try {
+    takeTables(await api("/tables"));
+  } finally {
+    state.listing = false;
+  }
+  for (const [id, basis] of state.basis) if (!basis.read) refreshTable(id); // new since
+}
+
+function takeTables(body) {
+  state.broker = body.broker || null;
+  const cards = state.tables;
+  state.tables = new Map();
+  for (const t of body.data) {
+    if (!adopt(t) && cards.has(t.id)) state.tables.set(t.id, cards.get(t.id));
+  }
+  scheduleRender();
+}
+
+// One table read again now (a command's answer, a change the page cannot fold, a table it
+// does not know); a read asked for while one runs runs once more after it.
+function refreshTable(tableId) {
+  const soon = reads.soon.get(tableId);
+  if (soon) { clearTimeout(soon.timer); reads.soon.delete(tableId); }
+  reads.due.delete(tableId);
+  if (reads.running.has(tableId)) reads.again.add(tableId);
+  else { reads.wanted.add(tableId); pumpReads(); }
+}
+
+// The store has applied the table's events up to `seq`: read it again to check the card
+// (it shows them already), once no "stored" item came for SETTLE_MS (SETTLE_MAX_MS after
+// the first at the latest), so a burst of them is one read; and in turn with the other
+// tables' such reads, RECONCILE_GAP_MS apart, so that 200 busy tables do not keep the
+// bridge answering reads (which would hold up the feed itself).
+function reconcileSoon(tableId, seq = Infinity) {
+  const basis = state.basis.get(tableId);
+  if (!basis || !basis.read) { if (!state.listing) refreshTable(tableId); return; }
+  if (seq <= basis.read.acked_seq || reads.wanted.has(tableId) || reads.due.has(tableId)) {
+    return; // read since, or a read is coming
+  }
+  const now = performance.now();
+  const soon = reads.soon.get(tableId) || { first: now, timer: null };
+  clearTimeout(soon.timer);
+  soon.timer = setTimeout(() => {
+    reads.soon.delete(tableId);
+    reads.due.add(tableId);
+    paceReads();
+  }, Math.max(0, Math.min(SETTLE_MS, soon.first + SETTLE_MAX_MS - now)));
+  reads.soon.set(tableId, soon);
+}
+
+function paceReads() {
+  if (reads.pacer !== null || !reads.due.size) return;
+  refreshTable(reads.due.values().next().value);
+  reads.pacer = setTimeout(() => { reads.pacer = null; paceReads(); }, RECONCILE_GAP_MS);
+}
+
+function pumpReads() {
+  while (reads.running.size < READS_AT_ONCE && reads.wanted.size) {
+    const id = reads.wanted.values().next().value;
+    reads.wanted.delete(id);
+    reads.running.add(id);
+    readTable(id).finally(() => {
+      reads.running.delete(id);
+      if (reads.again.delete(id)) reads.wanted.add(id);
+      pumpReads();
+    });
+  }
+}
+
+async function readTable(id) {
+  const token = state.token;
+  let read;
+  try {
+    read = await api(`/tables/${encodeURIComponent(id)}`);
+  } catch (err) {
+    if (err.status === 401 && state.token === token) signOut(err.message);
+    return; // unknown yet (404) or unreachable: the next "stored" item or command asks again
+  }
+  if (state.token === token) adopt(read);
+}
+
+function forgetReads() {
+  for (const soon of reads.soon.values()) clearTimeout(soon.timer);
+  for (const key of ["wanted", "again", "soon", "due"]) reads[key].clear();
+  clearTimeout(reads.pacer);
+  reads.pacer = null;
 }
 
 // The latest thing that happened in the hand in play, to show beside whose turn it is.
@@ -105,26 +305,6 @@ function noteSeatNode(tableId, ev) {
   else if (ev.kind === "seat_node_back") down.delete(ev.seat);
   else return;
   table.seat_nodes_offline = [...down].sort((a, b) => a - b);
-}
-
-// One table read again; a read asked for while one runs runs once more after it.
-function refreshTable(tableId) {
-  const job = state.refreshing.get(tableId);
-  if (job) { job.again = true; return; }
-  const run = { again: false };
-  state.refreshing.set(tableId, run);
-  (async () => {
-    do {
-      run.again = false;
-      try {
-        const since = state.reports;
-        adopt(await api(`/tables/${encodeURIComponent(tableId)}`), since);
-      } catch (err) {
-        if (err.status === 401) { signOut(err.message); return; }
-      }
-    } while (run.again);
-    state.refreshing.delete(tableId);
-  })();
 }
 
 // ------------------------------------------------------------------ feed
@@ -171,7 +351,8 @@ function onEvent(item) {
   noteHappening(item.table, item.event);
   noteSeatNode(item.table, item.event);
   noteRecent(item.table, item.event); // detail.js
-  if (REFRESHING_EVENTS.has(kind) || !state.tables.has(item.table)) refreshTable(item.table);
+  if (FOLDS[kind]) takeChange(item); // on the card in the next frame
+  else if (!state.tables.has(item.table) && !state.listing) refreshTable(item.table);
   if (SUMMARY_EVENTS.has(kind)) summarySoon(); // strip.js
   touchTable(item.table);
 }
@@ -187,19 +368,15 @@ function onFeed(item) {
       // once it is back, each table is known again as its status item arrives
       state.broker = { connected: item.connected,
         lost_at: item.since ? new Date(item.since * 1000).toISOString() : null };
-      if (!item.connected) for (const t of state.tables.values()) t.online = null;
+      if (!item.connected) for (const id of state.tables.keys()) setOnline(id, null);
       scheduleRender();
       break;
     }
-    case "status": {
-      const table = state.tables.get(item.table);
-      if (table) { table.online = item.online; touchTable(item.table); }
-      refreshTable(item.table);
-      break;
-    }
+    case "status": setOnline(item.table, item.online); reconcileSoon(item.table); break;
     case "conflict": refreshTable(item.table); break; // its conflicts count: on its card
     case "hand_ended": loadRake(); break; // rake.js: today's ledger has one more hand
-    case "stored": refreshTable(item.table); break; // events reach the feed before the store
+    // the store has the table's events up to item.seq (the card showed them on arrival)
+    case "stored": reconcileSoon(item.table, item.seq); break;
     default: break; // "dropped" is followed by a close; the reconnection reloads all
   }
 }
@@ -318,7 +495,7 @@ async function signIn(token) {
   $("sign-out").hidden = false;
   const wanted = new URLSearchParams(location.hash.slice(1)).get("table");
   if (wanted) state.selected = wanted;
-  takeTables(body, state.reports); // the floor at once; the feed's hello reads it again
+  takeTables(body); // the floor at once; the feed's hello reads it again
   clearInterval(state.ticker);
   state.ticker = setInterval(tick, TICK_MS);
   connectFeed();
@@ -327,7 +504,9 @@ async function signIn(token) {
 function signOut(reason) {
   const socket = state.socket;
   Object.assign(state, { token: null, role: null, socket: null, selected: null, armed: null });
-  for (const key of ["tables", "reported", "happened", "recent", "shot"]) state[key].clear();
+  for (const key of ["tables", "basis", "reported", "happened", "recent", "shot",
+    "handSeats"]) state[key].clear();
+  forgetReads();
   clearInterval(state.ticker);
   if (socket) socket.close();
   sessionStorage.removeItem(TOKEN_KEY);

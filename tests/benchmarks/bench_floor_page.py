@@ -31,12 +31,20 @@ storage before the page's scripts run, as a signed-in floor person's reload has 
    MutationObserver on the grid notes when a seat's stack shows the marker
    (``performance.timeOrigin + performance.now()``, the same wall clock on one machine;
    the offset between the two clocks is measured and printed) and the next animation
-   frame after it (on screen). The page's path is its own: the feed's event, the
-   bridge's "stored" item, the table read again over REST, the card patched in the next
-   frame; "of which" lines give when the page had the feed's event, the "stored" item
-   and the REST answer (Resource Timing's responseEnd). Updates never shown (none more shown
-   for 5 s) are counted: superseded when the page showed a later stack of the same seat
-   (its read of the table came after both: the page shows the newest), else dropped.
+   frame after it (on screen). The page's path is its own: the feed's ``stack_adjusted``
+   event, folded into the table's card as the store applies it (no REST read), the card
+   patched in the next frame; "of which" lines give when the page had the feed's event
+   and how long from it to the card patched in the DOM. Off the path, and printed after
+   the budget's line: when the bridge's "stored" item came (the store has the event), and
+   the page's reconciliation reads of the tables over REST that it asks after those items
+   (one per burst of "stored" items of a table, at most one in flight per table, started
+   at most five a second page-wide, so they cannot queue on the bridge): how many, their
+   times (Resource Timing's startTime to responseEnd), and how many updates were first
+   shown only after a read of their table, asked after their event, was answered (the
+   page's old path, which waited for that read, showed every one so; folding the feed,
+   0 or nearly: a read may land by chance between the event and the patch).
+   Updates never shown (none more shown for 5 s) are counted: superseded when the page
+   showed a later stack of the same seat instead, else dropped.
 
 The machine's load average is printed with the figures: on a shared machine, read them
 beside it.
@@ -270,6 +278,10 @@ class Updates:
     superseded: int = 0
     long_tasks: list[float] = field(default_factory=list)
     stages: dict[str, list[float]] = field(default_factory=dict)
+    stored_ms: list[float] = field(default_factory=list)
+    reads_ms: list[float] = field(default_factory=list)
+    read_tables: int = 0
+    after_read: int = 0
     offset_ms: float = 0.0
     rtt_ms: float = 0.0
     errors: int = 0
@@ -409,35 +421,36 @@ def updates_on_screen(browser: Any, floor: LiveFloor, tables: int, rate: float,
         result.dom_ms.append(dom - taken * 1000)
         result.frame_ms.append(frame - taken * 1000)
     result.errors = count - len(floor.taken)
-    result.stages = _stages(floor, trail, first)
+    _stages(floor, trail, first, result)
     return result
 
 
 def _stages(floor: LiveFloor, trail: dict[str, list[list[Any]]],
-            first: dict[int, tuple[float, float]]) -> dict[str, list[float]]:
+            first: dict[int, tuple[float, float]], result: Updates) -> None:
     """Per update shown: when (ms after the bridge took it) the page had the feed's event,
-    the "stored" item after it, and the answer of the table's read asked after the event
-    (the page asks on the "stored" item) and answered before the card showed the update
-    (an update with no such read is left out)."""
+    and how long from that event to the card patched in the DOM; off the path, when the
+    "stored" item after the event came, the tables' reads over REST while the updates ran
+    (the page's reconciliation) and the updates first shown only after a read of their
+    table asked after their event was answered (the page waited for the store)."""
     events = {int(m): at for m, at in trail["event"]}
-    stages: dict[str, list[float]] = {"feed event": [], "stored item": [], "REST answer": []}
-    for marker in first:
+    result.stages = {"the page has the feed event": [],
+                     "from the feed event to the card patched": []}
+    reads = [(url.rsplit("/", 1)[-1], asked, end) for url, asked, end in trail["reads"]]
+    result.reads_ms = [end - asked for _, asked, end in reads]
+    result.read_tables = len({table for table, _, _ in reads})
+    for marker, (shown, _frame) in first.items():
         taken, table = floor.taken[marker] * 1000, floor.tables[marker]
         if marker not in events:
             continue
-        stages["feed event"].append(events[marker] - taken)
-        stored = min((at for t, at in trail["stored"] if t == table and at >= events[marker]),
+        event = events[marker]
+        result.stages["the page has the feed event"].append(event - taken)
+        result.stages["from the feed event to the card patched"].append(shown - event)
+        stored = min((at for t, at in trail["stored"] if t == table and at >= event),
                      default=None)
-        if stored is None:
-            continue
-        stages["stored item"].append(stored - taken)
-        shown = first[marker][0]  # the read the card shows: asked after the item, done by then
-        answered = min((end for url, asked, end in trail["reads"]
-                        if url.endswith(f"/tables/{table}") and asked >= events[marker]
-                        and end <= shown + 1), default=None)
-        if answered is not None:
-            stages["REST answer"].append(answered - taken)
-    return stages
+        if stored is not None:
+            result.stored_ms.append(stored - taken)
+        if any(t == table and asked >= event and end <= shown + 1 for t, asked, end in reads):
+            result.after_read += 1
 
 
 def _print_paint(name: str, runs: list[Paint], tables: int) -> None:
@@ -462,12 +475,16 @@ def _print_updates(run: Updates, tables: int, seconds: float) -> None:
           f"(round trip {run.rtt_ms:.1f} ms)")
     print(f"update in the DOM: {_spread(run.dom_ms)})")
     for stage, values in run.stages.items():
-        print(f"   of which, the page has the {stage}: {_spread(values)})")
+        print(f"   of which, {stage}: {_spread(values)})")
     print(f"update on screen: {_spread(run.frame_ms)}); dropped {run.dropped}, "
           f"superseded {run.superseded}, "
           f"not taken by the bridge {run.errors}; long tasks {len(run.long_tasks)}, longest "
           f"{max(run.long_tasks, default=0):.0f} ms; budget p99 < "
           f"{BUDGET_UPDATE_P99_MS:.0f} ms: {'MET' if met else 'MISSED'}")
+    print(f"off the path, the page has the \"stored\" item: {_spread(run.stored_ms)})")
+    print(f"off the path, tables read over REST (reconciliation): {len(run.reads_ms)} reads "
+          f"of {run.read_tables} tables, answered in {_spread(run.reads_ms)}); updates "
+          f"first shown after such a read: {run.after_read}")
 
 
 def run(tables: int, loads: int, rate: float, seconds: float, seed: int) -> int:

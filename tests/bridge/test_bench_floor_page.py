@@ -1,8 +1,9 @@
 """``pitboss bench floor --quick`` runs as a technician runs it (a subprocess through the
 CLI): 200 tables on a served bridge, the floor page in Debian's Chromium, and every figure
 printed beside its budget (first paint in both views, an update on screen, where the
-update's time went). Nothing about time is asserted (the machine is shared); that each
-figure was measured over every load and every update, and each line is whole, is.
+update's time went, the page's reconciliation reads off its path). Nothing about time is
+asserted (the machine is shared); that each figure was measured over every load and every
+update, and each line is whole, is.
 Skipped like the other Chromium tests (``tests/needs.py``: fails under CI instead)."""
 
 from __future__ import annotations
@@ -73,8 +74,16 @@ def test_the_floor_page_benchmark_runs_from_the_cli_and_prints_every_figure() ->
     assert shown + int(screen[5]) + int(screen[6]) == sent and screen[7] == "0", screen[0]
     dom = re.search(rf"^update in the DOM: {SPREAD}$", out, re.M)
     assert dom and spread(dom)[3] == shown, out
-    for stage in ("feed event", "stored item", "REST answer"):
-        found = re.search(rf"^   of which, the page has the {stage}: {SPREAD}$", out, re.M)
+    for stage in ("the page has the feed event", "from the feed event to the card patched"):
+        found = re.search(rf"^   of which, {stage}: {SPREAD}$", out, re.M)
         assert found, f"no {stage} line in:\n{out}"
         assert 0 < spread(found)[3] <= shown, found[0]
+    stored = re.search(rf'^off the path, the page has the "stored" item: {SPREAD}$', out, re.M)
+    assert stored and 0 < spread(stored)[3] <= shown, out
+    reads = re.search(r"^off the path, tables read over REST \(reconciliation\): (\d+) reads "
+                      rf"of (\d+) tables, answered in {SPREAD}; updates first shown after "
+                      r"such a read: (\d+)$", out, re.M)
+    assert reads, f"no reconciliation line in:\n{out}"
+    assert int(reads[2]) <= int(reads[1]) == spread(reads, first=3)[3], reads[0]
+    assert int(reads[7]) <= shown, reads[0]
     assert len(re.findall(r"^after (?:first paint|the updates): load average", out, re.M)) == 2
