@@ -7,7 +7,7 @@ first betting round starts from, and the hand takes it over.
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import Final, NamedTuple
 
 from controller.rules.config import Variant
 from controller.rules.game import GameConfig
@@ -32,45 +32,57 @@ class ForcedBets(NamedTuple):
 def post_forced_bets(cfg: GameConfig) -> ForcedBets:
     """Post every forced bet of ``cfg`` in the order the rules give."""
     stacks = list(cfg.stacks)
-    bets = [0] * len(stacks)
-    contrib = [0] * len(stacks)
+    n = len(stacks)
+    bets = [0] * n
+    contrib = [0] * n
     dead_money = 0
-
-    def pay(player: int, amount: int, live: bool) -> None:
-        paid = min(amount, stacks[player])  # BLIND-3: short stacks post all they have
-        stacks[player] -= paid
-        contrib[player] += paid
-        if live:
-            bets[player] += paid
-
-    def pay_dead(player: int, amount: int) -> None:
-        nonlocal dead_money
-        paid = min(amount, stacks[player])  # BLIND-3 (ANTE-5: what is left after the blind)
-        stacks[player] -= paid
-        dead_money += paid  # nobody's stake: it never comes back as the payer's side pot
-
     for player, ante in enumerate(cfg.antes):  # ANTE-4: dead money, posted first
         if ante:
-            pay(player, ante, live=False)
-    if cfg.small_blind_index is not None:  # BLIND-1, BTN-3; BTN-5: may be missing
-        pay(cfg.small_blind_index, cfg.small_blind, live=True)
-    pay(cfg.big_blind_index, cfg.big_blind, live=True)
+            _pay(stacks, contrib, None, player, ante)
+    heads_up = n == 2
+    big = 0 if heads_up or cfg.no_small_blind else 1  # GameConfig.big_blind_index
+    if not cfg.no_small_blind:  # BLIND-1, BTN-3 (GameConfig.small_blind_index); BTN-5
+        _pay(stacks, contrib, bets, 1 if heads_up else 0, cfg.small_blind)
+    _pay(stacks, contrib, bets, big, cfg.big_blind)
     for post in cfg.posts:  # BLIND-4/5: the live part is a bet; the dead part is dead
-        pay(post.player_index, post.live, live=True)  # money like an ante (ANTE-4, POT-7)
-        if post.dead:
-            pay_dead(post.player_index, post.dead)
+        _pay(stacks, contrib, bets, post.player_index, post.live)  # money like an ante
+        if post.dead:  # (ANTE-4, POT-7)
+            dead_money += _pay_dead(stacks, post.player_index, post.dead)
     if cfg.big_blind_ante:  # ANTE-2; ANTE-5: the blind first, the ante from the rest
-        pay_dead(cfg.big_blind_index, cfg.big_blind_ante)  # for the whole table
+        dead_money += _pay_dead(stacks, big, cfg.big_blind_ante)  # for the whole table
     min_increment = cfg.big_blind  # BET-4: preflop the first increment counts as the BB
     straddler = cfg.straddle_index
     if straddler is not None:  # STRADDLE-1..3
-        pay(straddler, cfg.straddle_size, live=True)
+        _pay(stacks, contrib, bets, straddler, cfg.straddle_size)
         min_increment = cfg.straddle_size  # STRADDLE-5
     bet_count = 0
-    if cfg.variant is Variant.FT:
+    if cfg.variant is _FT:
         min_increment = cfg.small_bet
         bet_count = 1  # FL-1: the big blind is the round's bet
     # BLIND-3 is silent on what a short big blind leaves to call; by the live convention
     # (and as PokerKit does) the others still owe the full blind [conv].
-    current_bet = max(max(bets), cfg.big_blind)
+    top = max(bets)
+    current_bet = top if top > cfg.big_blind else cfg.big_blind
     return ForcedBets(stacks, bets, contrib, dead_money, current_bet, min_increment, bet_count)
+
+
+_FT: Final = Variant.FT
+
+
+def _pay(stacks: list[int], contrib: list[int], bets: list[int] | None, player: int,
+         amount: int) -> None:
+    """``player`` puts in ``amount``, their own stake; a live bet too unless ``bets`` is
+    None (an ante)."""
+    paid = amount if amount < stacks[player] else stacks[player]  # BLIND-3: short stacks
+    stacks[player] -= paid  # post all they have
+    contrib[player] += paid
+    if bets is not None:
+        bets[player] += paid
+
+
+def _pay_dead(stacks: list[int], player: int, amount: int) -> int:
+    """What ``player`` pays of ``amount`` that is nobody's stake: it never comes back as
+    the payer's side pot (BLIND-3; ANTE-5: what is left after the blind)."""
+    paid = amount if amount < stacks[player] else stacks[player]
+    stacks[player] -= paid
+    return paid

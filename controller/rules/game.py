@@ -27,6 +27,10 @@ class Straddle(StrEnum):
     BUTTON = "button"  # STRADDLE-3: Mississippi, posted by the button
 
 
+# looked up once: naming an enum member (Straddle.UTG) costs a class lookup each time
+_NO_STRADDLE, _UTG = Straddle.NONE, Straddle.UTG
+
+
 @dataclass(frozen=True, slots=True)
 class Post:
     """An extra forced bet by one player who is not a blind (BLIND-4, BLIND-5).
@@ -134,11 +138,12 @@ class GameConfig:
     @property
     def straddle_index(self) -> int | None:
         """Who straddles: UTG (STRADDLE-2) or the button (STRADDLE-3)."""
-        if self.straddle is Straddle.UTG:
+        straddle = self.straddle
+        if straddle is _NO_STRADDLE:
+            return None
+        if straddle is _UTG:
             return self.big_blind_index + 1
-        if self.straddle is Straddle.BUTTON:
-            return len(self.stacks) - 1
-        return None
+        return len(self.stacks) - 1  # BUTTON
 
     @property
     def straddle_size(self) -> int:

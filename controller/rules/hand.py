@@ -13,6 +13,7 @@ hand from its config and log, and :meth:`Hand.undo` is a replay without the last
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from typing import Final
 
 from controller.rules.actions import (
     Action,
@@ -23,45 +24,43 @@ from controller.rules.actions import (
     DealHole,
     Fold,
     Kill,
-    Muck,
     Show,
 )
 from controller.rules.betting import next_to_act, raise_bounds, verify_raise_total
 from controller.rules.cards import Card
-from controller.rules.config import LIVE_CASH, RulesProfile, Variant
+from controller.rules.config import HOLE_CARDS, LIVE_CASH, RulesProfile, Variant
 from controller.rules.dealing import verify_board_cards, verify_hole_cards
 from controller.rules.errors import IllegalActionError
 from controller.rules.forced_bets import post_forced_bets
-from controller.rules.game import GameConfig
+from controller.rules.game import MAX_PLAYERS, GameConfig
+from controller.rules.hand_showdown import ShowdownSteps
 from controller.rules.phases import STREETS, Phase
 from controller.rules.phases import can as _can
 from controller.rules.pots import Pot, pots_with_dead_money
-from controller.rules.showdown import (
-    Award,
-    settle,
-    showdown_order,
-    verify_may_muck,
-    verify_shown_cards,
-)
+from controller.rules.showdown import Award
 
 __all__ = ["STREETS", "Award", "Hand", "Phase"]
 # looked up once: naming an enum member (Phase.BETTING) costs a class lookup each time
 (DEAL_HOLE, BETTING, DEAL_BOARD, SHOWDOWN, COMPLETE), _FT, _PO = Phase, Variant.FT, Variant.PO
+# The actions that hold nothing but the player are the same value in every hand: made once
+# per seat and logged as they are (frozen, equal by value), never built per action.
+_CHECKS: Final = tuple(Check(i) for i in range(MAX_PLAYERS))
+_FOLDS: Final = tuple(Fold(i) for i in range(MAX_PLAYERS))
 
 
-class Hand:
+class Hand(ShowdownSteps):
     """One hand, from the forced bets to the pots awarded.
 
     The hand holds the state and every step of it; the rules that only read the state are
     plain functions in their own modules (forced bets, betting, dealing, showdown).
     """
 
-    __slots__ = (
-        "_active", "_known", "_limits", "_limits_at", "_show_queue", "_successive", "acted",
-        "actor", "aggressor", "awards", "bet_count", "bets", "board", "config", "contrib",
+    __slots__ = (  # with ShowdownSteps.__slots__: the whole state (see undo)
+        "_active", "_hole_count", "_known", "_limits", "_limits_at", "_successive",
+        "_undealt", "acted", "aggressor", "bet_count", "bets", "board", "config", "contrib",
         "current_bet", "dead_money", "folded", "hole", "last_aggressor", "log",
-        "min_increment", "mucked", "payouts", "phase", "profile", "rake", "reopen_level",
-        "short_accum", "shown", "stacks", "street",
+        "min_increment", "mucked", "profile", "reopen_level", "short_accum", "shown",
+        "stacks", "street",
     )
 
     def __init__(self, config: GameConfig, profile: RulesProfile = LIVE_CASH) -> None:
@@ -99,6 +98,8 @@ class Hand:
         self._limits: tuple[int, int] | None = None
         self._successive = profile.short_allin_successive  # BET-9 mode, read once
         self._show_queue: list[int] = []
+        self._hole_count = HOLE_CARDS[config.variant]  # CARD-2, CARD-3
+        self._undealt = n  # players still waiting for their hole cards
 
     # ------------------------------------------------------------------ views
     @property
@@ -182,17 +183,22 @@ class Hand:
 
     def deal_hole(self, player: int, cards: Sequence[Card | None]) -> DealHole:
         """Deal ``player`` their hole cards; betting starts once everyone has theirs."""
-        verify_hole_cards(self.phase, self.config.variant, self.hole, self._known, player,
-                          cards)
-        action = DealHole(player, cards if type(cards) is tuple else tuple(cards))
-        dealt = action.cards
-        self.hole[player] = dealt
-        if None in dealt:  # unread cards (PHH ``??``) are not known
-            self._known.update(c for c in dealt if c is not None)
+        hole, known = self.hole, self._known
+        if type(cards) is not tuple:
+            cards = tuple(cards)
+        # the usual deal, checked in one go (CARD-1..3, DEAL-1); else the full check says why
+        if (self.phase is DEAL_HOLE and 0 <= player < len(hole) and hole[player] is None
+                and len(cards) == self._hole_count and None not in cards
+                and known.isdisjoint(cards) and len(set(cards)) == len(cards)):
+            known.update(cards)  # type: ignore[arg-type]  # no None: checked above
         else:
-            self._known.update(dealt)  # type: ignore[arg-type]  # no None: checked above
+            verify_hole_cards(self.phase, self.config.variant, hole, known, player, cards)
+            known.update(c for c in cards if c is not None)  # unread cards (``??``): unknown
+        action = DealHole(player, cards)
+        hole[player] = cards
         self.log.append(action)
-        if None not in self.hole:
+        self._undealt -= 1
+        if not self._undealt:
             self.phase = BETTING
             self._start_round()
         return action
@@ -217,10 +223,12 @@ class Hand:
         Dealt while the big blind's option is pending with nobody left to bet against,
         the option passes as a check, unlogged (BLIND-2).
         """
-        self.verify_deal_board(cards)
-        if self._option_only:
+        option_only = self._option_only  # as verify_deal_board reads it
+        verify_board_cards(DEAL_BOARD if option_only else self.phase, self.street, self._known,
+                           cards)
+        if option_only:
             self._end_round()
-        action = DealBoard(tuple(cards))
+        action = DealBoard(cards if type(cards) is tuple else tuple(cards))
         self.board.extend(action.cards)
         self._known.update(action.cards)
         self.log.append(action)
@@ -263,7 +271,7 @@ class Hand:
             self.contrib[p] += forfeit
         self.folded[p] = True
         self._active -= 1  # only players with chips behind are asked to act
-        action = Fold(p, forfeit)
+        action = Fold(p, forfeit) if forfeit else _FOLDS[p]
         self.log.append(action)
         if self.folded.count(False) == 1:  # POT-4: one player left wins without showing
             self._end_round()
@@ -324,7 +332,7 @@ class Hand:
         p = self.actor
         assert p is not None
         self.acted[p] = self.current_bet
-        action = Check(p)
+        action = _CHECKS[p]
         self.log.append(action)
         self._advance(p)
         return action
@@ -359,10 +367,12 @@ class Hand:
 
     def check_or_call(self, player: int | None = None) -> Check | Call:
         """Check if nothing is owed, else call (PHH ``cc``)."""
-        p = self._verify_turn(player, "check or call")
+        p = self.actor  # BET-1: the player to act, in turn; else _verify_turn says why not
+        if p is None or player not in (None, p) or self.phase is not BETTING:
+            p = self._verify_turn(player, "check or call")
         if self.bets[p] >= self.current_bet:
             self.acted[p] = self.current_bet
-            check = Check(p)
+            check = _CHECKS[p]
             self.log.append(check)
             self._advance(p)
             return check
@@ -420,9 +430,11 @@ class Hand:
 
     def bet_or_raise_to(self, amount: int, player: int | None = None) -> BetRaise:
         """The player to act bets or raises to a total of ``amount`` this round."""
-        self.verify_bet_or_raise_to(amount, player)
-        p = self.actor
-        assert p is not None
+        p = self.actor  # BET-1: the player to act, in turn; else _verify_turn says why not
+        if p is None or player not in (None, p) or self.phase is not BETTING:
+            p = self._verify_turn(player, "bet or raise")
+        verify_raise_total(p, amount, self._verify_raise_rights(p), self.config.variant,
+                           self.current_bet)
         put = amount - self.bets[p]
         self.stacks[p] -= put
         if not self.stacks[p]:
@@ -514,88 +526,6 @@ class Hand:
         else:
             self.phase = DEAL_BOARD
 
-    # ------------------------------------------------------------------ showdown
-    def _start_showdown(self) -> None:
-        self.phase = SHOWDOWN
-        queue, tabled = showdown_order(self.stacks, self.folded, self.hole, self.aggressor,
-                                       self.last_aggressor,
-                                       table_at_once=self.profile.allin_table_at_once)
-        for i in tabled:  # SHOW-3, SHOW-4: turned up at once
-            self.shown[i] = True
-        self._show_queue = queue
-        self._after_showdown_action()
-
-    def _next_to_show(self, player: int | None, what: str) -> int:
-        if self.phase is not SHOWDOWN:
-            raise IllegalActionError(f"nobody can {what} now: the hand is at {self.phase}",
-                                     "SHOW-1")
-        p = self._show_queue[0]
-        if player is not None and player != p:
-            raise IllegalActionError(f"player {player} cannot {what} yet: player {p} shows "
-                                     "first", "SHOW-2")
-        return p
-
-    def verify_show(self, player: int | None = None,
-                    cards: Sequence[Card] | None = None) -> tuple[Card, ...]:
-        """Raise unless the next player may table these cards; return the cards shown."""
-        p = self._next_to_show(player, "show")
-        hole = self.hole[p]
-        assert hole is not None
-        return verify_shown_cards(p, hole, self._known, cards)
-
-    def can_show(self, player: int | None = None, cards: Sequence[Card] | None = None) -> bool:
-        """Whether :meth:`show` would be accepted."""
-        return _can(self.verify_show, player, cards)
-
-    def show(self, player: int | None = None, cards: Sequence[Card] | None = None) -> Show:
-        """The next player in the showdown order tables their hand (SHOW-2, SHOW-6)."""
-        shown = self.verify_show(player, cards)
-        p = self._show_queue.pop(0)
-        hole = self.hole[p]
-        assert hole is not None
-        if None in hole:
-            self._known.update(shown)
-            self.hole[p] = shown
-        self.shown[p] = True
-        action = Show(p, shown)
-        self.log.append(action)
-        self._after_showdown_action()
-        return action
-
-    def verify_muck(self, player: int | None = None) -> None:
-        """Raise unless the next player in the showdown order may muck (SHOW-4, SHOW-10)."""
-        verify_may_muck(self._next_to_show(player, "muck"), self.stacks, self.folded)
-
-    def can_muck(self, player: int | None = None) -> bool:
-        """Whether :meth:`muck` would be accepted."""
-        return _can(self.verify_muck, player)
-
-    def muck(self, player: int | None = None) -> Muck:
-        """The next player in the showdown order gives up their claim (SHOW-10)."""
-        self.verify_muck(player)
-        p = self._show_queue.pop(0)
-        self.mucked[p] = True
-        action = Muck(p)
-        self.log.append(action)
-        self._after_showdown_action()
-        return action
-
-    def _after_showdown_action(self) -> None:
-        in_claim = [i for i in range(len(self.stacks)) if not (self.folded[i] or self.mucked[i])]
-        if len(in_claim) <= 1 or not self._show_queue:  # POT-4, SHOW-5 exception
-            self._settle()
-
-    def _settle(self) -> None:
-        self.phase = COMPLETE
-        self.actor = None
-        self._show_queue = []
-        self.rake, self.awards, payouts = settle(self.config, self.profile, self.pots(),
-                                                 self.hole, self.board)
-        self.payouts = payouts
-        stacks = self.stacks
-        for i, won in enumerate(payouts):
-            stacks[i] += won
-
     # ------------------------------------------------------------------ log
     def apply(self, action: Action) -> Action:
         """Perform a logged action again (replay, undo, crash recovery)."""
@@ -631,6 +561,6 @@ class Hand:
         if not self.log:
             raise IllegalActionError("there is nothing to undo: no action yet this hand")
         last, previous = self.log[-1], Hand.replay(self.config, self.log[:-1], self.profile)
-        for name in Hand.__slots__:
+        for name in (*ShowdownSteps.__slots__, *Hand.__slots__):
             setattr(self, name, getattr(previous, name))
         return last

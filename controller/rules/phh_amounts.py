@@ -77,5 +77,21 @@ def exact(values: list[Number], scale: int) -> tuple[Result, ...]:
     return tuple(out)
 
 
-__all__ = ["Fail", "Number", "Result", "check_number", "decimal_places", "exact", "number_at",
-           "numbers_at", "whole_all", "whole_one"]
+def amount_text(value: Result, scale: int) -> str:
+    """``value`` (in the smallest unit) as PHH writes it: divided by ``scale``, exactly."""
+    if scale == 1 and type(value) is int:  # nearly every amount: a whole number of units
+        return str(value)
+    exact = Fraction(value) / scale
+    if exact.denominator == 1:
+        return str(exact.numerator)
+    for places in range(1, 31):
+        shifted = exact * 10 ** places
+        if shifted.denominator == 1:
+            digits = str(abs(shifted.numerator)).rjust(places + 1, "0")
+            sign = "-" if shifted < 0 else ""
+            return f"{sign}{digits[:-places]}.{digits[-places:]}"
+    raise HandHistoryError(f"{value} / {scale} has no exact decimal form to write in PHH")
+
+
+__all__ = ["Fail", "Number", "Result", "amount_text", "check_number", "decimal_places",
+           "exact", "number_at", "numbers_at", "whole_all", "whole_one"]

@@ -33,8 +33,9 @@ before. A text it declines costs one failed pass and is then read as before.
 from __future__ import annotations
 
 import datetime as dt
+import json
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from decimal import Decimal
 from typing import Final
 
@@ -107,42 +108,71 @@ def parse_document(text: str) -> dict[str, Value] | None:
 
 def _plain_document(text: str) -> dict[str, Value] | None:
     """The document when every line is written the usual way (a PHH file as its writers
-    write it): ``key = value`` with a key of :data:`_PLAIN_KEYS` and a value
-    :func:`_plain_value` reads, ``[table]`` headers, comments and blank lines. None for
-    anything else: :func:`_document` reads it then (one line at a time, with regexes).
+    write it): ``key = value`` with a key of :data:`_PLAIN_KEYS` and a value read by
+    string methods (:func:`_plain_value`, :func:`_numbers`), ``[table]`` headers, comments
+    and blank lines. None for anything else: :func:`_document` reads it then (one line at
+    a time, with regexes).
 
-    A line with a control character (a tab too) is not printable: it leaves this path,
-    and :func:`parse_document` checks it for the characters TOML forbids."""
+    A string or comment with a control character (a tab too) is not printable: it leaves
+    this path, and :func:`parse_document` checks it for the characters TOML forbids."""
+    if "\r" in text:
+        return None  # a carriage return not before a line end: tomllib says where
     root: dict[str, Value] = {}
     table = root
-    plain_keys, not_plain, plain_value = _PLAIN_KEYS, _NOT_PLAIN, _plain_value
+    plain_keys, not_plain, plain_value, numbers = _PLAIN_KEYS, _NOT_PLAIN, _plain_value, _numbers
     for line in text.split("\n"):
-        if not line or line[0] == "#":
+        key, equals, raw = line.partition(" = ")
+        if equals and key in plain_keys:
+            if raw[:1] != "[":
+                value: Value = plain_value(raw)
+                if value is not_plain or not raw.isprintable():
+                    return None
+            elif raw[1:2] == "'":  # literal strings: the actions, the players
+                items = raw[2:-2].split("', '")
+                if (raw[-2:] != "']" or raw.count("'") != 2 * len(items)
+                        or not raw.isprintable()):
+                    return None
+                value = items
+            else:  # amounts
+                value = numbers(raw)
+                if value is None:
+                    return None
+            if key in table:
+                return None
+            table[key] = value
+        elif not line or line[0] == "#":
             if line and not line.isprintable():
                 return None
-            continue
-        key, equals, raw = line.partition(" = ")
-        if not (equals and key in plain_keys):
-            if line[0] == "[" and line.isprintable():
-                header = _HEADER.fullmatch(line)
-                if header is None or header[1] in root:
-                    return None
-                table = root[header[1]] = {}
-                continue
-            return None
-        if raw[:2] == "['" and raw[-2:] == "']":  # literal strings: the actions, players
-            items = raw[2:-2].split("', '")
-            if raw.count("'") != 2 * len(items) or not raw.isprintable():
+        elif line[0] == "[" and line.isprintable():
+            header = _HEADER.fullmatch(line)
+            if header is None or header[1] in root:
                 return None
-            value: Value = items
+            table = root[header[1]] = {}
         else:
-            value = plain_value(raw)
-            if value is not_plain or not raw.isprintable():
-                return None
-        if key in table:
             return None
-        table[key] = value
     return root
+
+
+# JSON's scanner (C) reads an array of numbers as TOML does: the same digits, signs and
+# exponents, no leading zeros, no '+', no '_' (Decimal for a number with a fraction or an
+# exponent, as parse_float=Decimal gives it). Whatever else JSON reads (strings, true,
+# null, nesting, NaN as a float) is not a number of this path, and its white space is
+# TOML's within a line (a carriage return never gets here).
+_SCAN_JSON: Final[Callable[[str, int], tuple[object, int]]] = json.JSONDecoder(
+    parse_float=Decimal).scan_once  # type: ignore[attr-defined]  # set by its __init__
+_NUMBER_TYPES: Final = frozenset({int, Decimal})
+
+
+def _numbers(raw: str) -> list[Value] | None:
+    """The array of numbers ``raw`` (``[100, 0, 2.5]``, nothing after it), else None."""
+    try:
+        value, end = _SCAN_JSON(raw, 0)
+    except (StopIteration, ValueError):  # no JSON, or a number beyond int()'s digits
+        return None
+    if end != len(raw) or type(value) is not list or not _NUMBER_TYPES.issuperset(
+            map(type, value)):
+        return None
+    return value  # a list of int and Decimal: checked just above
 
 
 def _document(text: str) -> dict[str, Value]:
@@ -211,18 +241,8 @@ def _plain_value(raw: str) -> Value:
         if raw[:2] == "['" and raw[-2:] == "']":  # literal strings: no escapes, no quote
             items = raw[2:-2].split("', '")
             return items if raw.count("'") == 2 * len(items) else _NOT_PLAIN
-        inner = raw[1:-1]
-        if last != "]":
-            return _NOT_PLAIN
-        if not inner:
-            return []
-        try:
-            numbers = list(map(int, inner.split(", ")))
-        except ValueError:
-            return _NOT_PLAIN
-        # each item exactly as str() writes its int: decimal digits, no leading zero, no
-        # sign but '-', no '_' or space (what int() also takes and TOML may not)
-        return numbers if ", ".join(map(str, numbers)) == inner else _NOT_PLAIN
+        numbers = _numbers(raw)
+        return _NOT_PLAIN if numbers is None else numbers
     if raw == "true" or raw == "false":
         return raw == "true"
     try:

@@ -303,7 +303,7 @@ def _apply(hand: Hand, action: PhhAction) -> None:
         assert action.cards is not None
         if None in action.cards:
             raise HandHistoryError("a board card is unknown (??): the board must be read")
-        hand.deal_board([c for c in action.cards if c is not None])
+        hand.deal_board(action.cards)  # type: ignore[arg-type]  # no None: checked above
     elif kind == "f":
         _fold(hand, action)
     elif kind != "noop":
@@ -353,7 +353,7 @@ def expected_stacks(history: HandHistory, *, each: bool = False) -> list[int] | 
     if history.finishing_stacks is None:
         return None
     stacks = history.finishing_stacks
-    if set(map(type, stacks)) <= _INT_ONLY:  # whole units: no half chips to give
+    if _INT_ONLY.issuperset(map(type, stacks)):  # whole units: no half chips to give
         return list(stacks)  # type: ignore[arg-type]  # every one an int
     whole = [int(Fraction(s).__floor__()) for s in stacks]
     leftover = sum(Fraction(s) for s in stacks) - sum(whole)

@@ -22,7 +22,8 @@ from hypothesis import strategies as st
 from controller.phh_files import iter_paths
 from controller.rules.cards import CardError
 from controller.rules.errors import HandHistoryError
-from controller.rules.phh import _read_action, _read_any_action, _suffix, loads
+from controller.rules.phh import _any_hand, _suffix, _usual_hand, loads
+from controller.rules.phh_actions import _read_action, _read_any_action
 from controller.rules.phh_text import parse_document
 
 
@@ -118,6 +119,12 @@ def test_generated_documents_read_as_tomllib_reads_them(
     "p1 cbr 5 # big", "x1 cbr 5", "p\u0661 cbr 5", "p1 cbr \u0665", "p1 sm As\tKd",
     "d db", "d dh p1", "", "# only a comment", "p1 f now", "d db AsKd7c extra",
     "p1 sm ah", "d dh p1 asKD",
+    # the bare actions (a table of p1..p10) and the players around its edges
+    "p1 f", "p10 cc", "p11 f", "p99 pb", "p100 f", "p1 sm", "p10 sd", "p1 F", "p1 f ",
+    " p1 f", "p1  f", "p1\tf", "p1 fold", "p3 cbr 225", "p10 cbr 1", "p100 cbr 5",
+    "d dh p11 AsKd", "d dh p99 ??", "d dh p1 ????", "d dh p1 AsKdQhJc", "d db 7h8h9c",
+    "d db 7h8h9", "d db ??", "d dh p1 ♠A", "d dh p1 A♠K♥", "p1 sm -",
+    "p2 sm AsKd", "p2 sd AsKdQh", "d dh p1 10h", "d db 10h9c8d",
 ])
 def test_the_usual_action_shapes_read_as_the_general_reader_reads_them(text: str) -> None:
     def read(reader: object) -> object:
@@ -126,7 +133,7 @@ def test_the_usual_action_shapes_read_as_the_general_reader_reads_them(text: str
         except (HandHistoryError, CardError) as e:
             return type(e), str(e)
 
-    fast, general = read(_read_action.__wrapped__), read(_read_any_action)
+    fast, general = read(_read_action), read(_read_any_action)
     assert fast == general, text
     if not isinstance(fast, tuple) or fast[0] is not HandHistoryError:
         assert repr(fast) == repr(general), text  # the same fields, text included
@@ -168,3 +175,59 @@ def test_fast_and_tomllib_readings_give_the_same_hands_and_errors(tail: str) -> 
 ])
 def test_the_suffix_is_pathlibs(name: str) -> None:
     assert _suffix(name) == PurePath(name).suffix
+
+
+def test_every_shared_hand_reads_as_the_general_reader_reads_it(shared_dir: Path) -> None:
+    general = 0
+    for path in iter_paths([shared_dir / "phh"]):
+        doc = parse_document(path.read_text(encoding="utf-8"))
+        assert doc is not None
+        tables = [doc] if "variant" in doc else list(doc.values())
+        for table in tables:
+            assert isinstance(table, dict)
+            usual = _usual_hand(table, str(path))
+            if usual is None:  # decimal amounts, 'sm -'... (the general reader's)
+                general += 1
+                continue
+            assert usual == _any_hand(table, str(path)), path
+            assert repr(usual) == repr(_any_hand(table, str(path))), path
+    assert general <= 3  # nearly every hand stays on the fast path (3 of 2,529 do not)
+
+
+@pytest.mark.parametrize("change", [
+    {}, {"antes": [1, 0, 0]}, {"antes": [-1, 0, 0]}, {"antes": [True, 0, 0]},
+    {"antes": [Decimal("0.5"), 0, 0]}, {"antes": (0, 0, 0)}, {"antes": [0, 0]},
+    {"starting_stacks": [200, 200]}, {"starting_stacks": []}, {"blinds_or_straddles": None},
+    {"blinds_or_straddles": [1, 2]}, {"min_bet": Decimal("2.5")}, {"min_bet": True},
+    {"min_bet": -2}, {"min_bet": None}, {"small_bet": 2, "big_bet": 4},
+    {"finishing_stacks": [199, 201, 200]}, {"finishing_stacks": [Decimal("199.5"), 200, 200]},
+    {"finishing_stacks": [-1, 201, 200]}, {"winnings": [0, 1, 0]}, {"winnings": "x"},
+    {"players": ["a", "b", "c"]}, {"players": ["a", 2, "c"]}, {"players": "abc"},
+    {"seats": [1, 2, 3]}, {"seats": [1, "2", 3]}, {"seat_count": 9}, {"seat_count": "9"},
+    {"ante_trimming_status": True}, {"ante_trimming_status": 1}, {"variant": "FT"},
+    {"variant": "NS"}, {"variant": "XX"}, {"variant": 5}, {"actions": "p1 f"},
+    {"actions": ["p4 f"]}, {"actions": ["p1 cbr 2.5"]}, {"actions": [1]},
+    {"actions": ["d dh p1 AsKd", "p1 sm -"]}, {"actions": ["p1 xx"]}, {"hand": 7},
+    {"_rake": {"kind": "percentage"}},
+])
+def test_the_usual_hand_reads_as_the_general_reader_reads_it(change: dict[str, object]
+                                                             ) -> None:
+    table: dict[str, object] = {
+        "variant": "NT", "antes": [0, 0, 0], "blinds_or_straddles": [1, 2, 0], "min_bet": 2,
+        "starting_stacks": [200, 200, 200],
+        "actions": ["d dh p1 AsKd", "d dh p2 7c7d", "d dh p3 2h3h", "p3 f", "p1 cc", "p2 cc"]}
+    table.update(change)
+    table = {k: v for k, v in table.items() if v is not None}
+
+    def general() -> object:
+        try:
+            return _any_hand(table, "t")
+        except HandHistoryError as e:
+            return str(e)
+
+    try:
+        usual = _usual_hand(table, "t")
+    except HandHistoryError:
+        usual = None  # the general reader says what is wrong
+    if usual is not None:
+        assert usual == general() and repr(usual) == repr(general())
