@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import UTC, datetime
 from typing import Annotated, Any
 
@@ -42,12 +43,18 @@ def table_or_404(session: Session, table_id: str) -> PokerTable:
     return table
 
 
-def table_public(session: Session, table: PokerTable, online: bool | None = None
+def table_public(session: Session, table: PokerTable, online: bool | None = None, *,
+                 seats: Sequence[Seat] | None = None, conflicts: int | None = None
                  ) -> TablePublic:
     """A table row as the API shows it; ``online`` as the bridge knows it
-    (:meth:`~host_bridge.bridge.Bridge.table_online`)."""
-    seats = session.scalars(select(Seat).where(Seat.table_id == table.id)
-                            .order_by(Seat.seat)).all()
+    (:meth:`~host_bridge.bridge.Bridge.table_online`); ``seats`` (in seat order) and
+    ``conflicts`` if the caller read them already (for many tables at once)."""
+    if seats is None:
+        seats = session.scalars(select(Seat).where(Seat.table_id == table.id)
+                                .order_by(Seat.seat)).all()
+    if conflicts is None:
+        conflicts = session.scalar(select(func.count()).select_from(SeqConflict).where(
+            SeqConflict.table_id == table.id)) or 0  # a floor alert (#17)
     reported = PublicState.model_validate_json(table.snapshot) if table.snapshot else None
     return TablePublic(
         id=table.id, online=online, level=table.level, paused=table.paused,
@@ -59,8 +66,7 @@ def table_public(session: Session, table: PokerTable, online: bool | None = None
         stakes=reported.stakes if reported else None, reported=reported,
         house=HouseView.model_validate(table.house) if table.house
         else reported.house if reported else None,  # the journal's house_set, else the state
-        conflicts=session.scalar(select(func.count()).select_from(SeqConflict).where(
-            SeqConflict.table_id == table.id)) or 0)  # a floor alert (#17)
+        conflicts=conflicts)
 
 
 @router.get("", responses=AUTH)
@@ -68,7 +74,15 @@ def list_tables(session: SessionDep, bridge: BridgeDep, _who: Reader) -> TablesP
     """Every table that has reported, with its public state, and the bridge's broker
     connection (while it is down, every table's ``online`` is null). Any role."""
     tables = session.scalars(select(PokerTable).order_by(PokerTable.id)).all()
-    data = [table_public(session, t, bridge.table_online(t.id, t.online)) for t in tables]
+    seats: dict[str, list[Seat]] = {}
+    for seat in session.scalars(select(Seat).order_by(Seat.table_id, Seat.seat)):
+        seats.setdefault(seat.table_id, []).append(seat)
+    conflicts: dict[str, int] = {
+        table_id: count for table_id, count in session.execute(
+            select(SeqConflict.table_id, func.count()).group_by(SeqConflict.table_id))}
+    data = [table_public(session, t, bridge.table_online(t.id, t.online),
+                         seats=seats.get(t.id, []), conflicts=conflicts.get(t.id, 0))
+            for t in tables]  # three queries, whatever the number of tables
     broker = None if bridge.broker_connected is None else BrokerLinkPublic(
         connected=bridge.broker_connected, lost_at=None if bridge.broker_lost_at is None
         else datetime.fromtimestamp(bridge.broker_lost_at, UTC))
