@@ -49,12 +49,7 @@ SHARED = ("event", "secure/cards")
 BACKOFF_FIRST, BACKOFF_CAP = 0.1, 5.0
 PROBE_TIMEOUT_S = 5.0
 BATCH_MAX = 2000  # messages per ingest transaction (a bigger batch: fewer acks per event)
-# How long a batch may wait for more messages before it is stored. A commit is an fsync
-# (~2.5 ms of CPU on SQLite): at a floor's pace a 20 ms wait made it ~25 µs of every event.
-# The live feed has each event when it arrives, not when it is stored, and a table's ack
-# goes out every ACK_EVERY_S anyway; what waits is the director's view of stored events and
-# a command's reply, by at most this.
-LINGER_S = 0.1
+LINGER_S = 0.02  # how long a batch may wait for more messages before it is stored
 # A table's acks go out at most this often (the newest one; resend requests at once): the
 # table keeps every event until it is acked, so a later ack loses nothing, and at a live
 # table's pace an ack per batch would be one more publish (and PUBACK) per event.

@@ -82,30 +82,30 @@ const endHand = (t, e) => { // its end stacks, by position in the hand's seats
 };
 
 const FOLDS = {
-  stack_adjusted: (t, e) => { for (const a of e.seats) withSeat(t, a.seat, stackOf(a.after)); },
-  player_seated: (t, e) => withSeat(t, e.seat, () => ({ seat: e.seat, player: e.player,
+  "stack_adjusted": (t, e) => { for (const a of e.seats) withSeat(t, a.seat, stackOf(a.after)); },
+  "player_seated": (t, e) => withSeat(t, e.seat, () => ({ seat: e.seat, player: e.player,
     stack: e.stack })),
-  player_removed: unseat,
-  player_moved: unseat,
-  player_busted: unseat,
-  hand_started: (t, e) => {
+  "player_removed": unseat,
+  "player_moved": unseat,
+  "player_busted": unseat,
+  "hand_started": (t, e) => {
     state.handSeats.set(t.id, { handNo: e.hand_no, seats: e.seats });
     Object.assign(t, { hand_no: e.hand_no, hand_in_progress: true });
   },
-  hand_ended: endHand,
-  hand_voided: endHand,
-  misdeal: endHand,
-  paused: (t) => { t.paused = true; },
-  resumed: (t) => { t.paused = false; },
-  level_set: setLevel,
-  clock_synced: setLevel,
-  break_started: setLevel,
-  break_ended: setLevel,
-  clock_called: (t, e) => { t.clock_on_seat = e.seat; },
-  hand_for_hand_set: (t, e) => { t.hand_for_hand = e.on; },
-  colour_up_scheduled: (t, e) => { t.colour_up_at_level = e.level; },
-  table_closed: (t) => { t.closed = true; },
-  house_set: (t, e) => { t.house = e.house; },
+  "hand_ended": endHand,
+  "hand_voided": endHand,
+  "misdeal": endHand,
+  "paused": (t) => { t.paused = true; },
+  "resumed": (t) => { t.paused = false; },
+  "level_set": setLevel,
+  "clock_synced": setLevel,
+  "break_started": setLevel,
+  "break_ended": setLevel,
+  "clock_called": (t, e) => { t.clock_on_seat = e.seat; },
+  "hand_for_hand_set": (t, e) => { t.hand_for_hand = e.on; },
+  "colour_up_scheduled": (t, e) => { t.colour_up_at_level = e.level; },
+  "table_closed": (t) => { t.closed = true; },
+  "house_set": (t, e) => { t.house = e.house; },
 };
 
 // The fields of a feed "state" item (host_bridge/ingest_parts.py STATE_FIELDS) a card

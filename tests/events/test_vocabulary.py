@@ -69,8 +69,6 @@ DASHBOARD_IGNORES: dict[str, str] = {
     "action_held": "an out-of-turn action binds or not when the turn comes",
     "hand_shown": "the hand's PHH (hands page) shows what was tabled",
     "pot_awarded": "hand_ended carries the stacks after the hand",
-    "misdeal": "the redeal's hand_started follows",
-    "stack_adjusted": "its stored item reloads the table's seats",
     "presence": "the floor page shows seats, not who is standing by them",
     "checked_in": "the floor page shows seats, not check-ins",
     "shot_clock": "the shot clock is the table's display",
@@ -87,6 +85,10 @@ DASHBOARD_IGNORES: dict[str, str] = {
     "button_placed": "the first hand's hand_started shows the button on the table's row",
     "rake_taken": "the rake section reads the ledger again on the hand_ended item, once "
                   "the hand (its rake) is stored",
+    "sat_out": "a table's card shows its seats and stacks: sitting out changes neither",
+    "came_back": "a table's card shows its seats and stacks: coming back changes neither",
+    "penalty_served": "the killed hand's hand_started and hand_ended show on the card",
+    "hand_released": "the released hand's hand_started shows on the card",
     "input": "an input is for audit: the hand's dispute timeline page shows it",
     "card_read": "a read is for audit: the hand's dispute timeline page shows it",
 }
