@@ -206,6 +206,7 @@ def check_finished(out: dict[str, Any], players: int, real: bool = False) -> dic
 
 
 
+@pytest.mark.slow  # the default run keeps 27 players (and the audited floor)
 def test_tourn_19_21_22_28_sixty_players_through_the_bridge_to_a_winner(
         tmp_path: Path, mosquitto: Mosquitto) -> None:
     out = asyncio.run(play_floor(tmp_path, mosquitto.port, players=60, tables=7, seats=9,
@@ -225,6 +226,7 @@ def test_the_director_survives_a_restart_mid_tournament(tmp_path: Path,
     check_finished(out, 27)
 
 
+@pytest.mark.slow  # the default run keeps 27 players (and the audited floor)
 def test_tourn_real_table_controllers_in_tournament_mode_to_a_winner(
         tmp_path: Path, mosquitto: Mosquitto) -> None:
     """The same through the controllers themselves (virtual dealer and bots, the rules
