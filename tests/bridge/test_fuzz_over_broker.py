@@ -245,6 +245,7 @@ def refusals(caplog: pytest.LogCaptureFixture, table: str) -> list[logging.LogRe
             and f"/table/{table}/" in r.getMessage()]
 
 
+@pytest.mark.slow  # a soak; the in-process fuzz (test_schema_fuzz) runs by default
 def test_fuzzed_messages_over_mosquitto_store_each_seq_once_in_order_genuine(
         ingest_floor: tuple[Bridge, Peer], caplog: pytest.LogCaptureFixture) -> None:
     bridge, peer = ingest_floor

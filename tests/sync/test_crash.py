@@ -79,6 +79,7 @@ def kill_soak(broker: Mosquitto, db: Path, *, kills: int, seed: int,
     return asyncio.run(scenario())
 
 
+@pytest.mark.slow  # a soak of 50 kills; test_table_crash kills mid-hand by default
 def test_crash_1_sigkill_at_random_points_loses_and_duplicates_nothing(
         broker: Mosquitto, tmp_path: Path) -> None:
     result = kill_soak(broker, tmp_path / "t1.db", kills=20, seed=11)
