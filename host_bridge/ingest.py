@@ -39,7 +39,6 @@ import json
 import logging
 import time
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
 
 from pydantic import BaseModel, ValidationError
 from sqlalchemy import bindparam, insert, select, update
@@ -73,6 +72,7 @@ from host_bridge.ingest_parts import (
     _Batch,
     _Cursor,
     _Gap,
+    _HotSql,
     _log_step,
     _Pending,
     _sha256,
@@ -98,38 +98,6 @@ _MODELS: dict[str, type[BaseModel]] = {
     "event": EventMessage, "secure/cards": SecureCards, "status": StatusMessage,
     "state": StateMessage, "reply": ReplyMessage,
 }
-
-
-@dataclass(frozen=True, slots=True)
-class _HotSql:
-    """The two statements every batch runs on many rows, as the driver's own SQL: the
-    rows go to its ``executemany`` as tuples, without SQLAlchemy's per-row parameter
-    processing (~4 µs a row; these are ~1.5 rows an event). Plain columns only (text,
-    numbers, a boolean), which every driver takes as they are."""
-
-    insert_events: str
-    move_cursors: str
-
-    @classmethod
-    def for_paramstyle(cls, paramstyle: str) -> _HotSql:
-        def marks(n: int) -> list[str]:
-            if paramstyle == "qmark":
-                return ["?"] * n
-            if paramstyle in ("format", "pyformat"):
-                return ["%s"] * n
-            if paramstyle == "numeric":
-                return [f":{i}" for i in range(1, n + 1)]
-            raise ValueError(f"no hot SQL for the DB-API paramstyle {paramstyle!r}")
-
-        events = EventRecord.__tablename__
-        columns = ("table_id", "boot", "seq", "kind", "ts", "payload", "applied",
-                   "received_at")
-        a, b, last, tid = marks(4)
-        return cls(
-            insert_events=f"INSERT INTO {events} ({', '.join(columns)}) "
-                          f"VALUES ({', '.join(marks(len(columns)))})",
-            move_cursors=f"UPDATE {PokerTable.__tablename__} SET acked_seq = {a}, "
-                         f"boot = {b}, last_event_ts = {last} WHERE id = {tid}")
 
 
 class Ingest:
