@@ -40,7 +40,6 @@ _LEVELS: Final[Table] = LevelRecord.__table__  # type: ignore[assignment]
 #: a table's columns as read (all but its retained snapshot, read only where a state
 #: message compares with it)
 TABLE_COLUMNS: Final = tuple(c.name for c in _TABLES.columns if c.name != "snapshot")
-HAND_COLUMNS: Final = tuple(c.name for c in _HANDS.columns)
 #: a table at its first sight
 NEW_TABLE: Final[Values] = {
     "online": False, "status_at": None, "boot": None, "acked_seq": 0, "level": 1,
@@ -61,10 +60,6 @@ class Row:
 
     def __getitem__(self, column: str) -> Any:
         return self.values[column]
-
-    def get(self, column: str) -> Any:
-        """The column's value, None if it was not read."""
-        return self.values.get(column)
 
     def __setitem__(self, column: str, value: Any) -> None:
         self.values[column] = value
@@ -290,4 +285,4 @@ def _update_changed(conn: Any, table: Table, rows: list[Row], key: tuple[str, ..
                      .values({c: bindparam(f"_{c}") for c in columns}), params_list)
 
 
-__all__ = ["HAND_COLUMNS", "NEW_TABLE", "TABLE_COLUMNS", "FloorRows", "Row", "SeatValue"]
+__all__ = ["NEW_TABLE", "TABLE_COLUMNS", "FloorRows", "Row", "SeatValue"]
