@@ -103,9 +103,11 @@ __all__ = ["FastClient", "FastMessages", "IncompatibleMqttLibrary", "check_inter
 # (at a floor's pace, 5,000 events/s from 200 tables, each read would otherwise bring one).
 # A read that brings RX_BATCH or more is followed at once: a burst, or a broker whose
 # in-flight window (Mosquitto's default: 20) waits for our PUBACKs, is never slowed down.
-# 5 ms (pitboss bench bridge, quiet machine): CPU per event 314 us at 1,000 events/s and
-# 138 at 5,000, against 441 and 163 with 1 ms; the feed's p99 stayed 13 and 72 ms.
-RX_LINGER_S = 0.005
+# pitboss bench bridge, quiet machine, CPU per event at 1,000 / 5,000 events/s: 441 / 163 us
+# with 1 ms, 314 / 138 with 5 ms; 235 at 1,000 with 20 ms, and 208-236 / 129-151 with 20 ms
+# and the store's pace (mqtt.py's COMMIT_EVERY_S). The feed's p50 / p99 at 1,000 events/s
+# went from 4 / 14 ms to 11 / 29 ms, well inside the floor's 100 ms.
+RX_LINGER_S = 0.02
 RX_BATCH = 16
 # aiomqtt warns (at every call) above 10 pending calls; a floor's round of acks is ~200
 PENDING_CALLS_WARN = 1000
