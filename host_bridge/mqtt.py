@@ -210,10 +210,14 @@ class MqttLink:
     async def _ingest(self, inbound: asyncio.Queue[Parsed]) -> None:
         """Whatever has arrived goes in as one batch: one commit, one ack per table (its
         pace: see :data:`COMMIT_EVERY_S`). A batch's acks go out while the next batch is
-        stored (in order: one send at a time)."""
+        stored (in order: one send at a time). Stopped (a clean stop, or the connection
+        lost), it stores what it has taken in first: the acks wait for the farewell or
+        the next connection."""
         loop = asyncio.get_running_loop()
         sending: asyncio.Task[None] | None = None
+        storing: asyncio.Future[IngestResult] | None = None
         started = -COMMIT_EVERY_S
+        batch: list[Parsed] = []  # taken from the queue, not yet handed to the store
         try:
             while True:
                 batch = [await inbound.get()]
@@ -231,11 +235,22 @@ class MqttLink:
                 started = loop.time()
                 while len(batch) < BATCH_MAX and not inbound.empty():
                     batch.append(inbound.get_nowait())
-                result = await self._bridge.store_admitted(batch)
+                storing = asyncio.ensure_future(self._bridge.store_admitted(batch))
+                batch = []
+                result = await asyncio.shield(storing)
+                storing = None
                 urgent = self.hold_acks(result)
                 if sending is not None:
                     await sending
                 sending = asyncio.create_task(self._bridge.send(urgent))
+        except asyncio.CancelledError:
+            if storing is not None:  # a batch under way finishes, with its acks
+                self.hold_acks(await storing)
+            while not inbound.empty():
+                batch.append(inbound.get_nowait())
+            if batch:
+                self.hold_acks(await self._bridge.store_admitted(batch))
+            raise
         finally:
             if sending is not None:
                 sending.cancel()

@@ -14,7 +14,7 @@ import pytest
 from controller.sync.messages import ReplyMessage
 from host_bridge import mqtt
 from host_bridge.bridge import Bridge
-from host_bridge.ingest import IngestResult, Parsed
+from host_bridge.ingest import IngestResult, Outbound, Parsed
 from host_bridge.mqtt import MqttLink
 
 
@@ -132,3 +132,38 @@ async def _reply(bridge: Bridge, monkeypatch: pytest.MonkeyPatch) -> None:
     finally:
         for task in tasks:
             task.cancel()
+
+
+def test_a_stopped_link_stores_what_it_has_taken_in_and_keeps_its_acks(
+        bridge: Bridge, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A clean stop (the demo's end, Ctrl-C) while a batch waits for the pace: the batch
+    is stored before the link goes, and its acks wait for the farewell."""
+    monkeypatch.setattr(mqtt, "LINGER_S", 0.01)
+    monkeypatch.setattr(mqtt, "COMMIT_EVERY_S", 30.0)
+    asyncio.run(_stopped(bridge, monkeypatch))
+
+
+async def _stopped(bridge: Bridge, monkeypatch: pytest.MonkeyPatch) -> None:
+    recorder = Recorder()
+    link = _link(bridge, recorder, monkeypatch)
+    acks = {f"ack/{n}": Outbound(f"ack/{n}", b"acked", coalesce=True) for n in (1, 2, 3)}
+
+    async def store_admitted(batch: Sequence[Parsed]) -> IngestResult:
+        await recorder.store_admitted(batch)
+        return IngestResult(outbound=[acks[f"ack/{p.topic.rsplit('/', 1)[1]}"]
+                                      for p in batch])
+
+    monkeypatch.setattr(bridge, "store_admitted", store_admitted)
+    inbound: asyncio.Queue[Parsed] = asyncio.Queue()
+    storing = asyncio.create_task(link._ingest(inbound))
+    inbound.put_nowait(_event(1))
+    await recorder.wait(1)
+    inbound.put_nowait(_event(2))  # taken, waiting for the pace
+    await asyncio.sleep(0.05)
+    inbound.put_nowait(_event(3))  # still in the queue
+    assert len(recorder.batches) == 1
+    storing.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await storing
+    assert recorder.batches == [["event/1"], ["event/2", "event/3"]]
+    assert sorted(link._acks_due) == ["ack/1", "ack/2", "ack/3"]  # the farewell sends them

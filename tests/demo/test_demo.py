@@ -76,11 +76,11 @@ def test_a_temporary_floor_is_removed_after_its_minutes(mosquitto: Mosquitto,
     proc = subprocess.run(
         [sys.executable, "-m", "controller.cli", "demo", "--headless", "--tables", "2",
          "--players", "6", "--mode", "cash", "--broker", f"127.0.0.1:{mosquitto.port}",
-         "--port", "0", "--minutes", "0.25"],
+         "--port", "0", "--minutes", "0.05"],
         cwd=ROOT, text=True, capture_output=True, timeout=WAIT_S * 2,
         env={**os.environ, "TMPDIR": str(env_tmp)})
     assert proc.returncode == 0, proc.stdout + proc.stderr
-    assert "0.25 minute(s) are up" in proc.stdout
+    assert "0.05 minute(s) are up" in proc.stdout
     assert list(env_tmp.iterdir()) == []
 
 
