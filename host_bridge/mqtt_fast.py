@@ -104,10 +104,10 @@ __all__ = ["FastClient", "FastMessages", "IncompatibleMqttLibrary", "check_inter
 # A read that brings RX_BATCH or more is followed at once: a burst, or a broker whose
 # in-flight window (Mosquitto's default: 20) waits for our PUBACKs, is never slowed down.
 # pitboss bench bridge, quiet machine, CPU per event at 1,000 / 5,000 events/s: 441 / 163 us
-# with 1 ms, 314 / 138 with 5 ms; 235 at 1,000 with 20 ms, and 208-236 / 129-151 with 20 ms
-# and the store's pace (mqtt.py's COMMIT_EVERY_S). The feed's p50 / p99 at 1,000 events/s
-# went from 4 / 14 ms to 11 / 29 ms, well inside the floor's 100 ms.
-RX_LINGER_S = 0.02
+# with 1 ms, 314 / 138 with 5 ms. With the store's pace (mqtt.py's COMMIT_EVERY_S): 274 /
+# 130 with 5 ms, 229 / 115-151 with 10 ms, 208-242 / 112-155 with 20 ms, where the feed's
+# p99 at 5,000 events/s rose to 53-87 ms (33-79 with 10 ms, 29 with 5). 10 ms it is.
+RX_LINGER_S = 0.01
 RX_BATCH = 16
 # aiomqtt warns (at every call) above 10 pending calls; a floor's round of acks is ~200
 PENDING_CALLS_WARN = 1000
