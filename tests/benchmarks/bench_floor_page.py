@@ -211,6 +211,10 @@ class LiveFloor(RunningBridge):
                 self.stacks[table, seat] = STACK
             messages.append(wire.reported())
         self.bridge.ingest.take_many(messages)
+        # as a bridge started on this stored floor would (Bridge.__init__): the feed goes
+        # on from each table's stored seq. Without it every table's first update would be
+        # held above a "gap" until the store applied it (the store's pace, not the feed's)
+        self.bridge.feed.start_at(self.bridge.ingest.acked_seqs())
         self.app.state.alert_board.refresh()
         self.taken: dict[int, float] = {}  # marker -> when the bridge took it (s, epoch)
         self.tables: dict[int, str] = {}  # marker -> its table
