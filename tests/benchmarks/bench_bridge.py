@@ -351,7 +351,10 @@ async def _bench(args: argparse.Namespace) -> int:
     verdicts = [rate >= BUDGET_EVENTS_S, cpu_us <= BUDGET_CPU_US]
     print(f"budget events/s >= {BUDGET_EVENTS_S:,.0f}: {_verdict(verdicts[0])} ({rate:,.0f})")
     print(f"budget bridge CPU per event <= {BUDGET_CPU_US:.0f} us (worst run): "
-          f"{_verdict(verdicts[1])} ({cpu_us:.0f} us)")
+          f"{_verdict(verdicts[1])} ({cpu_us:.0f} us; by run: " + ", ".join(
+              f"{name} {r.cpu_s / r.tables['events'] * 1e6:.0f}"
+              for name, r in zip(["unpaced", *(f"{o:,.0f}/s" for o in rates)], runs,
+                                 strict=True)) + ")")
     for offered, p99 in p99s.items():
         verdicts.append(p99 < BUDGET_P99_MS)
         print(f"budget feed p99 < {BUDGET_P99_MS:.0f} ms at {offered:,.0f} events/s offered: "
