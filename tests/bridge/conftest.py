@@ -18,9 +18,11 @@ import pytest
 from fastapi import FastAPI
 from fastapi.testclient import TestClient
 from pydantic import SecretStr
+from sqlalchemy import create_engine
 
 from host_bridge.app import create_app
 from host_bridge.bridge import Bridge
+from host_bridge.db import migrate
 from host_bridge.settings import BridgeSettings, Role, TokenGrant
 from tests.bridge.tablesim import SITE, FakeBroker, WireTable, showdown_hand
 from tests.needs import missing, need_module
@@ -43,10 +45,31 @@ class ManualClock:
         return self.now
 
 
+_migrated: Path | None = None  # this process's freshly migrated store, copied per test
+
+
+def _fresh_store(path: Path) -> None:
+    """``path`` becomes a copy of an empty store at the newest revision: the migrations run
+    once per test process (~150 ms each time; ``create_app`` then finds nothing to do),
+    not once per test. ``tests/bridge/test_store.py`` runs them on empty stores itself."""
+    global _migrated
+    if _migrated is None:
+        template = Path(tempfile.mkdtemp(prefix="pitboss-store-")) / "bridge.db"
+        engine = create_engine(f"sqlite:///{template}")  # rollback journal: one file
+        migrate(engine)
+        engine.dispose()
+        _migrated = template
+    shutil.copyfile(_migrated, path)
+
+
 def make_settings(tmp_path: Path, **overrides: object) -> BridgeSettings:
-    """Settings for one test: its own SQLite file, a token per role."""
+    """Settings for one test: its own SQLite file (new: empty, at the newest revision),
+    a token per role."""
+    store = tmp_path / "bridge.db"
+    if "database_url" not in overrides and not store.exists():
+        _fresh_store(store)
     values: dict[str, object] = {
-        "database_url": f"sqlite:///{tmp_path / 'bridge.db'}", "site": SITE,
+        "database_url": f"sqlite:///{store}", "site": SITE,
         "command_timeout_s": 5.0, "hole_card_delay_s": 30.0,
         "tokens": tuple(TokenGrant(name=f"{role.value}-1", role=role, token=SecretStr(token))
                         for role, token in TOKENS.items()),
