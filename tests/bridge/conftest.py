@@ -4,6 +4,7 @@ from Debian's packages (skipped where they are missing)."""
 
 from __future__ import annotations
 
+import atexit
 import glob
 import os
 import shutil
@@ -54,7 +55,9 @@ def _fresh_store(path: Path) -> None:
     not once per test. ``tests/bridge/test_store.py`` runs them on empty stores itself."""
     global _migrated
     if _migrated is None:
-        template = Path(tempfile.mkdtemp(prefix="pitboss-store-")) / "bridge.db"
+        folder = tempfile.mkdtemp(prefix="pitboss-store-")
+        atexit.register(shutil.rmtree, folder, True)
+        template = Path(folder) / "bridge.db"
         engine = create_engine(f"sqlite:///{template}")  # rollback journal: one file
         migrate(engine)
         engine.dispose()
