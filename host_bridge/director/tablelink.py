@@ -98,13 +98,25 @@ class TableLink:
         return self._floor.tables[self._views[wire].number].in_hand
 
     async def hold(self, wires: Sequence[str]) -> None:
-        """Stop ``wires`` dealing: paused, their last hand reported."""
+        """Stop ``wires`` dealing: paused, their last hand reported. A table reported
+        dealing while this waits is asked then: a table already paused when the hold
+        began (by the floor, finishing its hand) may be resumed meanwhile."""
         views = self._views
-        todo = [w for w in wires if not views[w].closed and not views[w].paused]
-        await asyncio.gather(*(self.command(w, Pause()) for w in todo))
-        await self.until(lambda: all((views[w].paused or views[w].closed)
-                                     and not self.in_hand(w) for w in wires),
-                         what=f"{', '.join(wires)} paused with no hand in play")
+        asked: set[str] = set()
+        pausing: list[asyncio.Future[ReplyMessage | None]] = []
+
+        def held() -> bool:
+            for w in wires:
+                if w not in asked and not views[w].closed and not views[w].paused:
+                    asked.add(w)
+                    pausing.append(asyncio.ensure_future(self.command(w, Pause())))
+            return all((views[w].paused or views[w].closed) and not self.in_hand(w)
+                       for w in wires)
+
+        held()
+        await asyncio.gather(*pausing)
+        await self.until(held, what=f"{', '.join(wires)} paused with no hand in play")
+        await asyncio.gather(*pausing)  # the replies of those asked while waiting
 
     async def release(self, wires: Sequence[str]) -> None:
         """Let held ``wires`` deal again, except a table that has played its last hands
