@@ -5,6 +5,7 @@ from Debian's packages (skipped where they are missing)."""
 from __future__ import annotations
 
 import atexit
+import functools
 import glob
 import os
 import shutil
@@ -46,23 +47,18 @@ class ManualClock:
         return self.now
 
 
-_migrated: Path | None = None  # this process's freshly migrated store, copied per test
-
-
-def _fresh_store(path: Path) -> None:
-    """``path`` becomes a copy of an empty store at the newest revision: the migrations run
-    once per test process (~150 ms each time; ``create_app`` then finds nothing to do),
-    not once per test. ``tests/bridge/test_store.py`` runs them on empty stores itself."""
-    global _migrated
-    if _migrated is None:
-        folder = tempfile.mkdtemp(prefix="pitboss-store-")
-        atexit.register(shutil.rmtree, folder, True)
-        template = Path(folder) / "bridge.db"
-        engine = create_engine(f"sqlite:///{template}")  # rollback journal: one file
-        migrate(engine)
-        engine.dispose()
-        _migrated = template
-    shutil.copyfile(_migrated, path)
+@functools.cache
+def _migrated_store() -> Path:
+    """An empty store at the newest revision, made once per test process (the migrations
+    take ~150 ms; ``create_app`` then finds nothing to do). ``tests/bridge/test_store.py``
+    runs them on empty stores itself."""
+    folder = tempfile.mkdtemp(prefix="pitboss-store-")
+    atexit.register(shutil.rmtree, folder, True)
+    template = Path(folder) / "bridge.db"
+    engine = create_engine(f"sqlite:///{template}")  # rollback journal: one file
+    migrate(engine)
+    engine.dispose()
+    return template
 
 
 def make_settings(tmp_path: Path, **overrides: object) -> BridgeSettings:
@@ -70,7 +66,7 @@ def make_settings(tmp_path: Path, **overrides: object) -> BridgeSettings:
     a token per role."""
     store = tmp_path / "bridge.db"
     if "database_url" not in overrides and not store.exists():
-        _fresh_store(store)
+        shutil.copyfile(_migrated_store(), store)
     values: dict[str, object] = {
         "database_url": f"sqlite:///{store}", "site": SITE,
         "command_timeout_s": 5.0, "hole_card_delay_s": 30.0,

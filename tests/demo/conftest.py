@@ -10,6 +10,7 @@ import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -56,17 +57,27 @@ def alive(pid: int) -> bool:
     return state != "Z"
 
 
-def hands_ended(db: Path) -> dict[str, int]:
-    """Hands the bridge stored as ended, by table (read-only, beside the running bridge)."""
+def _read(db: Path, sql: str) -> list[Any]:
+    """Rows of ``sql`` from the bridge's store (read-only, beside the running bridge);
+    none before the store exists and is migrated."""
     if not db.exists():
-        return {}
+        return []
     with sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=5) as conn:
         try:
-            rows = conn.execute("SELECT table_id, count(*) FROM hands WHERE status = 'ended' "
-                                "GROUP BY table_id").fetchall()
+            return conn.execute(sql).fetchall()
         except sqlite3.OperationalError:  # not migrated yet
-            return {}
-    return dict(rows)
+            return []
+
+
+def hands_ended(db: Path) -> dict[str, int]:
+    """Hands the bridge stored as ended, by table."""
+    return dict(_read(db, "SELECT table_id, count(*) FROM hands WHERE status = 'ended' "
+                          "GROUP BY table_id"))
+
+
+def open_tables(db: Path) -> list[str]:
+    """The tables the bridge holds open, sorted."""
+    return sorted(t for (t,) in _read(db, "SELECT id FROM poker_tables WHERE NOT closed"))
 
 
 def wait_for(check: Callable[[], bool], what: str, proc: subprocess.Popen[str]) -> None:

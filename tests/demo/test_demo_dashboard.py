@@ -11,12 +11,11 @@ from __future__ import annotations
 import os
 import re
 import signal
-import sqlite3
 from pathlib import Path
 from typing import Any
 
 from tests.bridge.test_dashboard import browser, need_websockets
-from tests.demo.conftest import ROOT, WAIT_S, hands_ended, start_demo, wait_for
+from tests.demo.conftest import ROOT, WAIT_S, hands_ended, open_tables, start_demo, wait_for
 from tests.needs import need_module
 from tests.sync.conftest import Mosquitto, free_port
 
@@ -25,12 +24,6 @@ __all__ = ["browser"]  # the floor dashboard tests' fixture: Debian's Chromium, 
 DOCS_SCREENSHOT = ROOT / "docs" / "demo.png"
 TABLES = 4
 
-
-def open_tables(db: Path) -> list[str]:
-    """The tables the bridge holds open, sorted (read-only, beside the running bridge)."""
-    with sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=5) as conn:
-        return sorted(t for (t,) in conn.execute(
-            "SELECT id FROM poker_tables WHERE NOT closed"))
 
 
 def test_the_dashboard_shows_the_demo_floor(mosquitto: Mosquitto, browser: Any,
