@@ -64,11 +64,14 @@ class Bridge:
         self.broker_lost_at: float | None = None
         self._heard: set[str] = set()  # tables whose status came on this connection
 
-    def broker_down(self) -> None:
-        """The broker connection is lost (or not made yet): every table's state unknown."""
+    def broker_down(self, *, stopping: bool = False) -> None:
+        """The broker connection is lost (or not made yet, or ``stopping``: the bridge
+        leaves it): every table's state unknown. Only a loss is a WARNING."""
         if self.broker_connected is False:
             return
-        if self.broker_connected:
+        if stopping:
+            log.info("the bridge has left the broker (stopping)")
+        elif self.broker_connected:
             log.warning("the bridge has lost the broker: tables' states are unknown until "
                         "it is back")
         self.broker_connected, self.broker_lost_at = False, self.clock()

@@ -184,13 +184,17 @@ class MqttLink:
     async def _serve(self, client: aiomqtt.Client) -> None:
         inbound: asyncio.Queue[Parsed] = asyncio.Queue()
         self._bridge.broker_up()
+        stopping = False  # cancelled: the session's clean stop (a lost connection raises)
         try:
             async with asyncio.TaskGroup() as tg:
                 tg.create_task(self._read(client, inbound), name="bridge-mqtt-read")
                 tg.create_task(self._ingest(inbound), name="bridge-mqtt-ingest")
                 tg.create_task(self._send_acks(), name="bridge-mqtt-acks")
+        except asyncio.CancelledError:
+            stopping = True
+            raise
         finally:
-            self._bridge.broker_down()
+            self._bridge.broker_down(stopping=stopping)
 
     async def _read(self, client: aiomqtt.Client, inbound: asyncio.Queue[Parsed]) -> None:
         """Admit each message as it arrives (the live feed gets it now), then queue it

@@ -8,6 +8,7 @@ mosquitto)."""
 from __future__ import annotations
 
 import asyncio
+import logging
 import subprocess
 import time
 from collections.abc import Callable
@@ -115,7 +116,8 @@ def test_commands_reach_a_real_table_and_its_death_marks_it_offline(
 
 
 def test_after_a_broker_restart_the_bridge_subscribes_again_and_says_online_again(
-        tmp_path: Path, mosquitto: Mosquitto) -> None:
+        tmp_path: Path, mosquitto: Mosquitto, caplog: pytest.LogCaptureFixture) -> None:
+    caplog.set_level(logging.INFO, logger="host_bridge.bridge")
     settings = make_settings(tmp_path, mqtt_port=mosquitto.port)
     engine = make_engine(settings.database_url)
     migrate(engine)
@@ -156,3 +158,9 @@ def test_after_a_broker_restart_the_bridge_subscribes_again_and_says_online_agai
     assert link.last_error is not None and "lost" in str(link.last_error)
     gone = asyncio.run(retained_host_status(mosquitto.port))
     assert not gone.online and gone.seq > online.seq  # a clean stop says offline itself
+    # the restart was a loss, said once at WARNING; the clean stop is none
+    said = [(r.levelno, r.getMessage()) for r in caplog.records
+            if r.name == "host_bridge.bridge" and "the broker" in r.getMessage()]
+    assert said == [(logging.WARNING, "the bridge has lost the broker: tables' states are "
+                     "unknown until it is back"),
+                    (logging.INFO, "the bridge has left the broker (stopping)")], said
