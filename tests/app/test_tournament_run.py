@@ -42,6 +42,17 @@ def start_table(db: Path, port: int, *extra: str) -> subprocess.Popen[str]:
 E = TypeVar("E", bound=PublicEvent)
 
 
+def where(rec: TableRecord | None) -> str:
+    """The table's state as the floor folded it, and its last events (a failure's report)."""
+    if rec is None:
+        return "no event heard"
+    last = [parse_message(EventMessage, rec.events[seq]).event for seq in sorted(rec.events)]
+    return (f"hand {rec.state.hand_no}, in progress {rec.state.hand_in_progress}, "
+            f"{len(rec.state.seats)} seated, {len(rec.events)} events (contiguous to "
+            f"{rec.contiguous}); the last: "
+            + ", ".join(f"{type(e).__name__}({getattr(e, 'hand_no', '')})" for e in last[-12:]))
+
+
 def changes(rec: TableRecord, kind: type[E]) -> list[E]:
     found = []
     for seq in sorted(rec.events):
@@ -66,9 +77,13 @@ def test_tourn_22_host_run_table_seats_busts_moves_plays_hand_for_hand_and_close
                         return await host.command("t1", cid, command)
 
                 async def settled(predicate: Any) -> TableRecord:
-                    async with asyncio.timeout(GUARD):
-                        await host.until(lambda: "t1" in host.tables
-                                         and predicate(host.tables["t1"]))
+                    try:
+                        async with asyncio.timeout(GUARD):
+                            await host.until(lambda: "t1" in host.tables
+                                             and predicate(host.tables["t1"]))
+                    except TimeoutError:  # say where the table was (an intermittent hang)
+                        raise AssertionError(f"the table did not settle in {GUARD:.0f} s: "
+                                             f"{where(host.tables.get('t1'))}") from None
                     return host.tables["t1"]
 
                 on = await send("h4h-on", name="hand_for_hand", on=True)
