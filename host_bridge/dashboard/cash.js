@@ -1,42 +1,12 @@
 // The cash room: each cash game's tables, waiting list (join, call, seat), removals due,
 // the new-table suggestion and today's rake. It polls /api/v1/cash/games; the API's roles
-// decide what it may do, the page only hides what a role may not send.
+// decide what it may do, the page only hides what a role may not send. Loaded after side.js
+// (the API client, el, the sign-in panel).
 "use strict";
 
-const API = "/api/v1";
-const TOKEN_KEY = "pitboss.token";  // shared with the floor page (this tab only)
 const ACTORS = new Set(["floor", "director", "admin"]);
-const c = { token: null, role: null, timer: null, busy: false, last: "" };
-const $ = (id) => document.getElementById(id);
+const c = { timer: null, busy: false, last: "" };
 const amount = (n) => Number(n).toLocaleString("en-US");
-
-function el(tag, attrs = {}, ...children) {
-  const node = document.createElement(tag);
-  for (const [k, v] of Object.entries(attrs)) {
-    if (k === "class") node.className = v; else node.setAttribute(k, v);
-  }
-  for (const child of children) node.append(child);
-  return node;
-}
-
-async function api(path, options = {}) {
-  const headers = { Authorization: `Bearer ${c.token}`, "Content-Type": "application/json" };
-  let response;
-  try {
-    response = await fetch(API + path, { ...options, headers });
-  } catch (err) {
-    throw new Error(`the bridge cannot be reached (${err.message}); check the network`);
-  }
-  let body = null;
-  try { body = await response.json(); } catch { body = null; }
-  if (!response.ok) {
-    const detail = body && (body.message || (typeof body.detail === "string" ? body.detail : null));
-    const error = new Error(detail || `HTTP ${response.status}`);
-    error.status = response.status;
-    throw error;
-  }
-  return body;
-}
 
 function note(text) {
   const log = $("c-log");
@@ -108,7 +78,7 @@ function render(body) {
   c.last = text;
   $("c-none").hidden = body.count > 0;
   $("c-games").replaceChildren(...body.data.map(gameCard));
-  const actor = ACTORS.has(c.role);
+  const actor = ACTORS.has(session.role);
   document.querySelectorAll(".actor-only").forEach((n) => { n.hidden = !actor; });
 }
 
@@ -117,7 +87,7 @@ async function refresh() {
     render(await api("/cash/games"));
     $("c-error").textContent = "";
   } catch (err) {
-    if (err.status === 401) { signOut("That token is not recognised."); return; }
+    if (err.status === 401) { panel.signOut("That token is not recognised."); return; }
     $("c-error").textContent = err.message;
   }
 }
@@ -186,42 +156,20 @@ async function loadHouses() {
   }
 }
 
-async function signIn(token) {
-  c.token = token;
-  try {
-    c.role = (await api("/director/whoami")).role;
-  } catch (err) {
-    c.token = null;
-    $("c-sign-in-error").textContent = err.status === 401
-      ? "That token is not recognised. Check it, or ask an admin for one." : err.message;
-    return;
-  }
-  sessionStorage.setItem(TOKEN_KEY, token);
-  $("c-sign-in").hidden = true;
-  $("c-board").hidden = false;
-  $("c-who").hidden = false;
-  $("c-who").textContent = `Signed in as ${c.role}`;
-  c.last = "";
-  await loadHouses();
-  await refresh();
-  c.timer = setInterval(refresh, 1000);
-}
-
-function signOut(reason) {
-  clearInterval(c.timer);
-  Object.assign(c, { token: null, role: null, timer: null, last: "" });
-  sessionStorage.removeItem(TOKEN_KEY);
-  $("c-board").hidden = true;
-  $("c-sign-in").hidden = false;
-  $("c-sign-in-error").textContent = reason || "";
-}
+const panel = signInPanel("c", {
+  async opened() {
+    c.last = "";
+    await loadHouses();
+    await refresh();
+    c.timer = setInterval(refresh, 1000);
+  },
+  closed() {
+    clearInterval(c.timer);
+    Object.assign(c, { timer: null, last: "" });
+  },
+});
 
 document.addEventListener("DOMContentLoaded", () => {
-  $("c-sign-in-form").addEventListener("submit", (e) => {
-    e.preventDefault();
-    const token = $("c-token").value.trim();
-    if (token) signIn(token);
-  });
   $("c-games").addEventListener("click", onClick);
   $("c-games").addEventListener("submit", onSubmit);
   $("c-new-form").addEventListener("submit", (e) => {
@@ -230,6 +178,5 @@ document.addEventListener("DOMContentLoaded", () => {
     act(e.submitter, "/cash/games", "POST", { house: $("c-house").value, tables },
       (g) => `Game ${g.id} created at ${g.tables.map((t) => t.table_id).join(", ") || "no table yet"}.`);
   });
-  const saved = sessionStorage.getItem(TOKEN_KEY);
-  if (saved) signIn(saved);
+  panel.start();
 });

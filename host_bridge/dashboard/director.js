@@ -4,49 +4,19 @@
 // places and payouts, rebuys and add-ons, the last hands of the day, and the last
 // decisions with who took them (its log, for the roles that may read it). It polls /api/v1/director/tournaments and the chosen tournament's
 // /api/v1/director/tournaments/<id>; the API's roles decide what it may do, the page only
-// hides what a role may not send.
+// hides what a role may not send. Loaded after side.js (the API client, el, the sign-in
+// panel).
 "use strict";
 
-const API = "/api/v1";
-const TOKEN_KEY = "pitboss.token";  // shared with the floor page (this tab only)
 const ACTORS = new Set(["director", "admin"]);
 const LOG_READERS = new Set(["director", "admin", "floor"]);
 const LOG_SHOWN = 12;  // the last decisions the page shows
 const LIVE = new Set(["registering", "running"]);
-const t = { token: null, role: null, status: null, timer: null, busy: false,
+const t = { status: null, timer: null, busy: false,
   tid: new URLSearchParams(location.search).get("t"), list: [], logKey: null };
-const $ = (id) => document.getElementById(id);
 const chips = (n) => Number(n).toLocaleString("en-US");
 const money = (cents) => (cents / 100).toLocaleString("en-US",
   { style: "currency", currency: "USD" });
-
-function el(tag, attrs = {}, ...children) {
-  const node = document.createElement(tag);
-  for (const [k, v] of Object.entries(attrs)) {
-    if (k === "class") node.className = v; else node.setAttribute(k, v);
-  }
-  for (const c of children) node.append(c);
-  return node;
-}
-
-async function api(path, options = {}) {
-  const headers = { Authorization: `Bearer ${t.token}`, "Content-Type": "application/json" };
-  let response;
-  try {
-    response = await fetch(API + path, { ...options, headers });
-  } catch (err) {
-    throw new Error(`the bridge cannot be reached (${err.message}); check the network`);
-  }
-  let body = null;
-  try { body = await response.json(); } catch { body = null; }
-  if (!response.ok) {
-    const detail = body && (body.message || (typeof body.detail === "string" ? body.detail : null));
-    const error = new Error(detail || `HTTP ${response.status}`);
-    error.status = response.status;
-    throw error;
-  }
-  return body;
-}
 
 function note(text) {
   const log = $("t-log");
@@ -104,7 +74,7 @@ function render(s) {
   $("t-facts").replaceChildren(...facts.flatMap(([k, v]) => [el("dt", {}, k),
     el("dd", { "data-fact": k.toLowerCase() }, v)]));
 
-  const actor = ACTORS.has(t.role);
+  const actor = ACTORS.has(session.role);
   document.querySelectorAll(".director-only").forEach((n) => { n.hidden = !actor; });
   $("t-registered").textContent = `${s.registered.length} registered`
     + (s.stage === "registering" ? "; the seat draw has not been made." : ".");
@@ -155,19 +125,7 @@ function render(s) {
 async function download(e, suffix, name) {
   e.preventDefault();
   try {
-    const response = await fetch(API + tpath(suffix), {
-      headers: { Authorization: `Bearer ${t.token}` } });
-    if (!response.ok) {
-      let detail = `HTTP ${response.status}`;
-      try { detail = (await response.json()).detail || detail; } catch { /* not JSON */ }
-      throw new Error(detail);
-    }
-    const url = URL.createObjectURL(await response.blob());
-    const link = el("a", { href: url, download: `${t.tid}.${name}` });
-    document.body.append(link);
-    link.click();
-    link.remove();
-    URL.revokeObjectURL(url);
+    await saveAs(await request(tpath(suffix)), `${t.tid}.${name}`);
   } catch (err) {
     $("t-error").textContent = `The download failed: ${err.message}`;
   }
@@ -194,16 +152,16 @@ async function refresh() {
     render(s);
     await renderDecisions(s);
   } catch (err) {
-    if (err.status === 401) { signOut("That token is not recognised."); return; }
+    if (err.status === 401) { panel.signOut("That token is not recognised."); return; }
     $("t-error").textContent = err.message;
   }
 }
 
 // the last decisions (GET .../log?last=N), redrawn when the tournament changed
 async function renderDecisions(s) {
-  $("t-decisions").hidden = !LOG_READERS.has(t.role);
+  $("t-decisions").hidden = !LOG_READERS.has(session.role);
   const key = `${s.id}:${s.version}`;
-  if (!LOG_READERS.has(t.role) || t.logKey === key) return;
+  if (!LOG_READERS.has(session.role) || t.logKey === key) return;
   const entries = await api(tpath(`/log?last=${LOG_SHOWN}`));
   t.logKey = key;
   $("t-decisions-list").replaceChildren(...entries.reverse().map((e) => el("li",
@@ -276,43 +234,20 @@ async function act(button, path, body, done) {
   }
 }
 
-async function signIn(token) {
-  t.token = token;
-  try {
-    const who = await api("/director/whoami");
-    t.role = who.role;
-  } catch (err) {
-    t.token = null;
-    $("t-sign-in-error").textContent = err.status === 401
-      ? "That token is not recognised. Check it, or ask an admin for one." : err.message;
-    return;
-  }
-  sessionStorage.setItem(TOKEN_KEY, token);
-  $("t-sign-in").hidden = true;
-  $("t-board").hidden = false;
-  $("t-who").hidden = false;
-  $("t-who").textContent = `Signed in as ${t.role}`;
-  const actor = ACTORS.has(t.role);
-  document.querySelectorAll(".director-only").forEach((n) => { n.hidden = !actor; });
-  await refresh();
-  t.timer = setInterval(refresh, 1000);
-}
-
-function signOut(reason) {
-  clearInterval(t.timer);
-  Object.assign(t, { token: null, role: null, timer: null });
-  sessionStorage.removeItem(TOKEN_KEY);
-  $("t-board").hidden = true;
-  $("t-sign-in").hidden = false;
-  $("t-sign-in-error").textContent = reason || "";
-}
+const panel = signInPanel("t", {
+  async opened() {
+    const actor = ACTORS.has(session.role);
+    document.querySelectorAll(".director-only").forEach((n) => { n.hidden = !actor; });
+    await refresh();
+    t.timer = setInterval(refresh, 1000);
+  },
+  closed() {
+    clearInterval(t.timer);
+    t.timer = null;
+  },
+});
 
 document.addEventListener("DOMContentLoaded", () => {
-  $("t-sign-in-form").addEventListener("submit", (e) => {
-    e.preventDefault();
-    const token = $("t-token").value.trim();
-    if (token) signIn(token);
-  });
   $("t-register-form").addEventListener("submit", (e) => {
     e.preventDefault();
     const player = $("t-player").value.trim();
@@ -337,8 +272,7 @@ document.addEventListener("DOMContentLoaded", () => {
   });
   window.addEventListener("popstate", () => {
     t.tid = new URLSearchParams(location.search).get("t");
-    if (t.token) refresh();
+    if (session.token) refresh();
   });
-  const saved = sessionStorage.getItem(TOKEN_KEY);
-  if (saved) signIn(saved);
+  panel.start();
 });

@@ -1,25 +1,13 @@
 // The floor's discipline on the director's page (issue 19): a penalty for a player
 // (PEN-1..7), the cancellation preview and its confirmation (CANCEL-*, CRASH-4), move
 // slips to print (TOURN-19), the sit & go's drawn multiplier and payouts (SNG-3).
-// Loaded after director.js and uses its globals (t, $, el, money, ACTORS); it redraws on
-// its own every second and a half. The API decides; the page only hides what the role
+// Loaded after director.js and uses its globals (t, money, ACTORS) and side.js's (session,
+// api, request, $, el); it redraws on its own every second and a half. The API decides; the page only hides what the role
 // may not send, and shows the refusal (with its rule) when one comes.
 "use strict";
 
 const fl = { key: null };
-const fpath = (rest) => `/tournaments/${encodeURIComponent(t.tid)}${rest}`;
-
-async function floorCall(path, options = {}) {
-  const headers = { Authorization: `Bearer ${t.token}`, "Content-Type": "application/json" };
-  const response = await fetch(`/api/v1/director${path}`, { ...options, headers });
-  const text = await response.text();
-  if (!response.ok) {
-    let detail = text;
-    try { detail = JSON.parse(text).detail || text; } catch (_) { /* text as is */ }
-    throw new Error(typeof detail === "string" ? detail : JSON.stringify(detail));
-  }
-  return text;
-}
+const fpath = (rest) => `/director/tournaments/${encodeURIComponent(t.tid)}${rest}`;
 
 function floorSay(text) { $("f-note").textContent = text; }
 
@@ -44,11 +32,11 @@ function renderPreview(p) {
 }
 
 async function floorRefresh() {
-  if (!t.token || !t.tid) return;
-  const actor = ACTORS.has(t.role);
+  if (!session.token || !t.tid) return;
+  const actor = ACTORS.has(session.role);
   document.querySelectorAll("#t-floor .director-only").forEach((n) => { n.hidden = !actor; });
   try {
-    const f = JSON.parse(await floorCall(fpath("/floor")));
+    const f = await api(fpath("/floor"));
     const key = JSON.stringify(f);
     if (key !== fl.key) { fl.key = key; renderFloor(f); }
   } catch (err) { floorSay(err.message); }
@@ -57,7 +45,7 @@ async function floorRefresh() {
 async function penaltyGiven(form) {
   const data = new FormData(form);
   try {
-    await floorCall(fpath("/penalties"), { method: "POST", body: JSON.stringify({
+    await api(fpath("/penalties"), { method: "POST", body: JSON.stringify({
       player: data.get("player"), penalty: data.get("penalty"),
       count: Number(data.get("count") || 0), reason: data.get("reason") || "" }) });
     floorSay(`Penalty given to ${data.get("player")}.`);
@@ -67,15 +55,15 @@ async function penaltyGiven(form) {
 
 async function previewCancel() {
   try {
-    renderPreview(JSON.parse(await floorCall(fpath("/cancellation"))));
-    $("f-cancel").hidden = !ACTORS.has(t.role);
+    renderPreview(await api(fpath("/cancellation")));
+    $("f-cancel").hidden = !ACTORS.has(session.role);
   } catch (err) { floorSay(err.message); }
 }
 
 async function confirmCancel() {
   try {
-    renderPreview(JSON.parse(await floorCall(fpath("/cancellation"), { method: "POST",
-      body: JSON.stringify({ cause: $("f-cause").value }) })));
+    renderPreview(await api(fpath("/cancellation"), { method: "POST",
+      body: JSON.stringify({ cause: $("f-cause").value }) }));
     floorSay("The tournament is cancelled; its tables are closed.");
   } catch (err) { floorSay(err.message); }
   floorRefresh();
@@ -83,7 +71,7 @@ async function confirmCancel() {
 
 async function printSlips() {
   try {
-    const page = await floorCall(fpath("/move-slips"));
+    const page = await (await request(fpath("/move-slips"))).text();
     const url = URL.createObjectURL(new Blob([page], { type: "text/html" }));
     window.open(url, "_blank");
   } catch (err) { floorSay(err.message); }

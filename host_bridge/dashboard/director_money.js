@@ -1,15 +1,15 @@
 // The director's money on the director's page (issue 19): re-entry (TOURN-4/6) and
 // surrender (TOURN-15) for a player, each entry's bounty and knockouts (TOURN-17), a deal
 // (ICM or chip-chop) shown before it is confirmed (TOURN-29), and who was paid what.
-// Loaded after director.js and uses its helpers (api, tpath, el, money, chips, note, t);
-// it joins director.js's render() so it redraws with every refresh. The API decides; the
+// Loaded after director.js and uses its helpers (tpath, money, chips, note, t) and side.js's
+// (api, el, session); it joins director.js's render() so it redraws with every refresh. The API decides; the
 // page only hides what the role may not send.
 "use strict";
 
 const m = { version: null, deal: null };
 
 async function moneyRender(s) {
-  const actor = ACTORS.has(t.role);
+  const actor = ACTORS.has(session.role);
   document.querySelectorAll("#t-money .director-only").forEach((n) => { n.hidden = !actor; });
   $("m-deal-form").hidden = !actor || s.stage !== "running";
   const key = `${s.id}:${s.version}:${s.stage}`;

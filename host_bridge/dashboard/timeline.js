@@ -3,39 +3,12 @@
 // in the order the table journaled them (GET /api/v1/tables/{t}/hands/{n}/timeline), and
 // the same as a file to attach to a ruling. Open it as timeline.html?table=T1&hand=12.
 // Roles floor, director and admin; the API decides, the page says what it answered.
+// Loaded after side.js (the API client, el, the sign-in panel).
 "use strict";
 
-const API = "/api/v1";
-const TOKEN_KEY = "pitboss.token";  // shared with the floor page (this tab only)
-const t = { token: null, role: null, table: null, hand: null, busy: false };
-const $ = (id) => document.getElementById(id);
+const t = { table: null, hand: null, busy: false };
 const SOURCES = { reader: "reader", keypad: "keypad", tablet: "tablet", clock: "clock",
   node: "seat node", host: "floor", table: "table" };
-
-function el(tag, attrs = {}, ...children) {
-  const node = document.createElement(tag);
-  for (const [k, v] of Object.entries(attrs)) {
-    if (v === null || v === undefined || v === false) continue;
-    if (k === "class") node.className = v; else node.setAttribute(k, v);
-  }
-  for (const child of children) if (child !== null && child !== undefined) node.append(child);
-  return node;
-}
-
-async function call(path) {
-  let response;
-  try {
-    response = await fetch(API + path, { headers: { Authorization: `Bearer ${t.token}` } });
-  } catch (err) {
-    throw Object.assign(new Error(`the bridge cannot be reached (${err.message}); check the `
-      + "network"), { status: 0 });
-  }
-  if (response.ok) return response;
-  let body = null;
-  try { body = await response.json(); } catch { body = null; }
-  const detail = body && (body.message || (typeof body.detail === "string" ? body.detail : null));
-  throw Object.assign(new Error(detail || `HTTP ${response.status}`), { status: response.status });
-}
 
 // A wall-clock time with milliseconds (the browser's time zone), and the table's clock as
 // seconds since the first input of the hand (exact between inputs).
@@ -99,9 +72,9 @@ async function load() {
     return;
   }
   try {
-    render(await (await call(`${handPath()}/timeline`)).json());
+    render(await api(`${handPath()}/timeline`));
   } catch (err) {
-    if (err.status === 401) { signOut("That token is not recognised."); return; }
+    if (err.status === 401) { panel.signOut("That token is not recognised."); return; }
     $("t-hand-view").hidden = true;
     $("t-error").textContent = err.message;
   }
@@ -113,14 +86,7 @@ async function download(button) {
   button.setAttribute("aria-busy", "true");
   const format = $("t-format").value;
   try {
-    const response = await call(`${handPath()}/timeline.${format}`);
-    const named = /filename="([^"]+)"/.exec(response.headers.get("Content-Disposition") || "");
-    const url = URL.createObjectURL(await response.blob());
-    const link = el("a", { href: url, download: named ? named[1] : `timeline.${format}` });
-    document.body.append(link);
-    link.click();
-    link.remove();
-    setTimeout(() => URL.revokeObjectURL(url), 60_000);
+    await saveAs(await request(`${handPath()}/timeline.${format}`), `timeline.${format}`);
   } catch (err) {
     $("t-error").textContent = err.message;
   } finally {
@@ -138,47 +104,16 @@ function pick(table, hand) {
   history.replaceState(null, "", `${location.pathname}${query}`);
 }
 
-async function signIn(token) {
-  t.token = token;
-  try {
-    t.role = (await (await call("/director/whoami")).json()).role;
-  } catch (err) {
-    t.token = null;
-    $("t-sign-in-error").textContent = err.status === 401
-      ? "That token is not recognised. Check it, or ask an admin for one." : err.message;
-    return;
-  }
-  sessionStorage.setItem(TOKEN_KEY, token);
-  $("t-sign-in").hidden = true;
-  $("t-board").hidden = false;
-  $("t-who").hidden = false;
-  $("t-who").textContent = `Signed in as ${t.role}`;
-  await load();
-}
-
-function signOut(reason) {
-  Object.assign(t, { token: null, role: null });
-  sessionStorage.removeItem(TOKEN_KEY);
-  $("t-board").hidden = true;
-  $("t-who").hidden = true;
-  $("t-sign-in").hidden = false;
-  $("t-sign-in-error").textContent = reason || "";
-}
+const panel = signInPanel("t", { opened: () => load() });
 
 document.addEventListener("DOMContentLoaded", () => {
   const query = new URLSearchParams(location.search);
   pick(query.get("table"), Number(query.get("hand")));
-  $("t-sign-in-form").addEventListener("submit", (e) => {
-    e.preventDefault();
-    const token = $("t-token").value.trim();
-    if (token) signIn(token);
-  });
   $("t-pick").addEventListener("submit", (e) => {
     e.preventDefault();
     pick($("t-table").value.trim(), Number($("t-hand").value));
     load();
   });
   $("t-download").addEventListener("click", (e) => download(e.currentTarget));
-  const saved = sessionStorage.getItem(TOKEN_KEY);
-  if (saved) signIn(saved);
+  panel.start();
 });

@@ -81,3 +81,16 @@ def test_the_floor_joins_calls_and_seats_a_player_from_the_cash_page(
     expect(game.get_by_role("button", name="Call next")).to_be_hidden()
     expect(viewer.get_by_role("button", name="Create game")).to_be_hidden()
     viewer.context.close()
+
+
+def test_a_token_the_bridge_stops_taking_signs_the_cash_page_out(
+        browser: Any, served: VirtualBridge, expect: Any) -> None:
+    page = signed_in(browser, served, Role.FLOOR)
+    expect(page.locator("#c-none")).to_be_visible()
+    page.route("**/api/v1/**", lambda route: route.fulfill(
+        status=401, content_type="application/json", body='{"detail": "unknown token"}'))
+    expect(page.locator("#c-sign-in-error")).to_have_text("That token is not recognised.")
+    expect(page.locator("#c-board")).to_be_hidden()
+    expect(page.locator("#c-who")).to_be_hidden()
+    assert page.evaluate("sessionStorage.getItem('pitboss.token')") is None
+    page.context.close()

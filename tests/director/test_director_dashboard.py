@@ -158,3 +158,23 @@ def test_the_page_lists_the_tournaments_and_creates_another_while_one_runs(
     expect(page.locator("#t-error")).to_contain_text("No tournament nosuch")
     expect(page.locator("#t-list li")).to_have_count(2)
     page.context.close()
+
+
+def test_a_token_the_bridge_stops_taking_signs_the_page_out_and_says_why(
+        browser: Any, served: DirectorBridge, expect: Any) -> None:
+    served.post("/director/tournaments", {"name": "Quiet", "tables": TABLES,
+                                          "players": ["ana", "ben", "cleo"]})
+    page = browser.new_page()
+    page.goto(f"{served.url}/dashboard/director.html")
+    page.get_by_label("Access token").fill(TOKENS[Role.DIRECTOR])
+    page.get_by_role("button", name="Sign in").click()
+    expect(page.locator("#t-who")).to_have_text("Signed in as director")
+    # the bridge no longer takes the token (a restart with new tokens): the next poll
+    page.route("**/api/v1/**", lambda route: route.fulfill(
+        status=401, content_type="application/json", body='{"detail": "unknown token"}'))
+    expect(page.locator("#t-sign-in-error")).to_have_text("That token is not recognised.")
+    expect(page.get_by_label("Access token")).to_be_visible()
+    expect(page.locator("#t-board")).to_be_hidden()
+    expect(page.locator("#t-who")).to_be_hidden()  # not "Signed in as director" beside it
+    assert page.evaluate("sessionStorage.getItem('pitboss.token')") is None
+    page.context.close()
