@@ -40,26 +40,23 @@ import contextlib
 import gc
 import json
 import os
-import socket
 import statistics
 import sys
 import tempfile
 import time
-from collections.abc import AsyncIterator, Callable, Iterator, Sequence
+from collections.abc import AsyncIterator, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Generic, TypeVar
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 import httpx
-import uvicorn
 
 from controller.app import TableJournal, open_desk
 from controller.devices.displays import LumaDealerDisplay
 from controller.devices.mock import MockTable
 from controller.devices.profile import load_profile
-from controller.events import LevelSet
 from controller.sync.journal import Journal
 from controller.sync.outbox import Outbox
 from controller.table.lights import Level
@@ -69,13 +66,13 @@ from controller.terminal.keymap import KeyMap, load_keymap
 from controller.terminal.keypad import run_dealer_display, run_keypad
 from controller.terminal.screen import Screen
 from controller.terminal.tablet import serve_tablet, tablet_token
+from tests.benchmarks.terminal_parts import Trace, bare_uvicorn, cancel, journal_alone, stuck
 from tests.table.conftest import DECKMAP, Dealer
 from tests.terminal.fakes import FakeInputs, FakeKeypad
 
 BUDGET_P99_MS = 20.0
 KEYPAD = "/dev/input/by-id/usb-Genovation_ControlPad_CP48-event-kbd"
 STACK = 10_000_000  # nobody goes broke in a run
-WAIT_S = 10.0  # a frame not seen in this long: the terminal is stuck (not a budget)
 HOLE = ("AhKh", "2c3d", "9s9d")  # to the seats in the order they are dealt
 STREETS = {"flop": ("2d", "3h4h5s"), "turn": ("8h", "Jc"), "river": ("Jd", "Qd")}
 # one hand: commands (verb [amount]) and, between them, cards at the readers (untimed)
@@ -83,60 +80,6 @@ HAND = ("deal", "hole", "bet 300", "call", "call",
         "flop", "check", "check", "bet 400", "fold", "call",
         "turn", "check", "bet 1000", "call",
         "river", "bet 500", "fold", "deal", "gather")  # DEAL: the pot pushed
-T = TypeVar("T")
-
-
-# ---------------------------------------------------------------------------- traces
-class Trace(Generic[T]):
-    """What one observer saw (a display frame, an SSE frame), each with the time it was
-    seen; a waiter looks through what arrived after a mark."""
-
-    def __init__(self, name: str) -> None:
-        self.name = name
-        self.seen: list[tuple[float, T]] = []
-        self._arrived = asyncio.Event()
-
-    def add(self, item: T, at: float | None = None) -> None:
-        self.seen.append((time.perf_counter() if at is None else at, item))
-        self._arrived.set()
-
-    def trim(self) -> None:
-        """Forget all but the last item: a run keeps no history, so the heap (and the
-        garbage collector's passes over it) stays the table's own, not the benchmark's."""
-        del self.seen[:-1]
-
-    @property
-    def last(self) -> T | None:
-        return self.seen[-1][1] if self.seen else None
-
-    async def first(self, mark: int, match: Callable[[T], bool], what: str
-                    ) -> tuple[float, T]:
-        """The first item after index ``mark`` that ``match``es, with its time."""
-        async with _stuck(f"{self.name} never showed {what}"):
-            while True:
-                for at, item in self.seen[mark:]:
-                    if match(item):
-                        return at, item
-                mark = len(self.seen)
-                self._arrived.clear()
-                await self._arrived.wait()
-
-    async def showing(self, match: Callable[[T], bool], what: str) -> None:
-        """Until the last item seen ``match``es (nothing is left on its way)."""
-        async with _stuck(f"{self.name} never settled on {what}"):
-            while not self.seen or not match(self.seen[-1][1]):
-                self._arrived.clear()
-                await self._arrived.wait()
-
-
-@contextlib.asynccontextmanager
-async def _stuck(message: str) -> AsyncIterator[None]:
-    try:
-        async with asyncio.timeout(WAIT_S):
-            yield
-    except TimeoutError:
-        raise RuntimeError(f"bench_terminal: {message} within {WAIT_S:g} s: the terminal "
-                           "is stuck; run tests/terminal to find out why") from None
 
 
 def _public(screen: Screen) -> dict[str, Any]:
@@ -263,7 +206,7 @@ class Station:
 
     async def _keys_read(self) -> None:
         """Until the keypad's reader has handled every key pressed (or said why not)."""
-        async with _stuck("the keypad's reader never handled the keys pressed"):
+        async with stuck("the keypad's reader never handled the keys pressed"):
             await self.pad.settle()
 
     async def tap(self, verb: str, amount: int | None, figures: Figures) -> None:
@@ -366,7 +309,7 @@ async def station(tmp: Path) -> AsyncIterator[Station]:
                                                      token=token, ready=port.set_result),
                                         name="tablet"))
                 try:
-                    async with _stuck("the tablet's port"):
+                    async with stuck("the tablet's port"):
                         either: set[asyncio.Future[Any]] = {tasks[2], port}
                         await asyncio.wait(either, return_when=asyncio.FIRST_COMPLETED)
                     if tasks[2].done():
@@ -389,9 +332,9 @@ async def station(tmp: Path) -> AsyncIterator[Station]:
                             await s.settled()
                             yield s
                         finally:
-                            await _cancel(streams)
+                            await cancel(streams)
                 finally:
-                    await _cancel(tasks)
+                    await cancel(tasks)
             finally:
                 hw.close()
     finally:
@@ -413,12 +356,6 @@ def _recorded_display(hw: MockTable) -> Trace[tuple[str, ...]]:
 
     display.show = recorded  # type: ignore[method-assign]
     return trace
-
-
-async def _cancel(tasks: Sequence[asyncio.Task[None]]) -> None:
-    for task in tasks:
-        task.cancel()
-    await asyncio.gather(*tasks, return_exceptions=True)
 
 
 def _timed(figures: Figures, desk: Desk, outbox: Outbox) -> None:
@@ -509,120 +446,12 @@ async def _hands(s: Station, hands: int, figures: Figures) -> None:
         figures.hands += 1
 
 
-# ---------------------------------------------------------------------------- peers
-async def journal_alone(tmp: Path, n: int) -> list[float]:
-    """One event journaled through an outbox (append + fsync on the journal's thread), as
-    ``TableJournal`` does for each of the table's events."""
-    journal = Journal(tmp / "peer.db", table="P1")
-    out = []
-    try:
-        async with Outbox(journal) as outbox:
-            for level in range(2, n + 2):
-                t0 = time.perf_counter()
-                outbox.record_now([LevelSet(level=level)])
-                out.append((time.perf_counter() - t0) * 1000)
-    finally:
-        journal.close()
-    return out
-
-
-class BareApp:
-    """The least an ASGI app can do for the same requests: answer a POST with a body of
-    the tablet's answer's size, and push an SSE frame of the tablet's frame's size when
-    told."""
-
-    def __init__(self, answer_bytes: int, frame_bytes: int) -> None:
-        self.answer = b'{"x":"' + b"a" * max(0, answer_bytes - 8) + b'"}'
-        self.frame = b"data: " + b"f" * frame_bytes + b"\n\n"
-        self.push = asyncio.Event()
-        self.closing = False
-
-    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
-        if scope["type"] != "http":
-            return
-        if scope["path"] == "/stream":
-            await send({"type": "http.response.start", "status": 200,
-                        "headers": [(b"content-type", b"text/event-stream")]})
-            while not self.closing:
-                await send({"type": "http.response.body", "body": self.frame,
-                            "more_body": True})
-                self.push.clear()
-                await self.push.wait()
-            await send({"type": "http.response.body", "body": b"", "more_body": False})
-            return
-        while (await receive()).get("more_body"):
-            pass
-        await send({"type": "http.response.start", "status": 200, "headers": [
-            (b"content-type", b"application/json"),
-            (b"content-length", str(len(self.answer)).encode())]})
-        await send({"type": "http.response.body", "body": self.answer})
-
-
-class _Server(uvicorn.Server):
-    @contextlib.contextmanager
-    def capture_signals(self) -> Iterator[None]:  # as serve_tablet: the loop's owner has them
-        yield
-
-
-async def bare_uvicorn(figures: Figures, n: int) -> tuple[list[float], list[float]]:
-    """The peer of the tablet's HTTP and SSE paths: uvicorn configured as ``serve_tablet``
-    configures it, on this loop, with a socket set up the same way (TCP_NODELAY), and the
-    same httpx client; returns (POST -> answer, push -> SSE frame received) in ms."""
-    app = BareApp(figures.answer_bytes, figures.frame_bytes)
-    sock = socket.create_server(("127.0.0.1", 0))
-    sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-    server = _Server(uvicorn.Config(app, lifespan="off", ws="none", access_log=False,
-                                    log_level="warning", timeout_graceful_shutdown=2))
-    serving = asyncio.create_task(server.serve(sockets=[sock]), name="bare-uvicorn")
-    posts: list[float] = []
-    pushes: list[float] = []
-    try:
-        async with _stuck("the bare uvicorn app's start"):
-            while not server.started:
-                await asyncio.sleep(0.005)
-        url = f"http://127.0.0.1:{sock.getsockname()[1]}"
-        body = b'{"verb":"' + b"c" * max(0, figures.tap_bytes - 12) + b'"}'
-        async with httpx.AsyncClient(base_url=url) as client, \
-                httpx.AsyncClient(base_url=url) as listener:
-            trace: Trace[int] = Trace("the bare SSE stream")
-
-            async def listen() -> None:
-                async with listener.stream("GET", "/stream") as response:
-                    async for line in response.aiter_lines():
-                        if line.startswith("data: "):
-                            trace.add(len(line))
-
-            stream = asyncio.create_task(listen(), name="bare-stream")
-            try:
-                await trace.showing(lambda _: True, "its first frame")
-                for _ in range(n):
-                    t0 = time.perf_counter()
-                    response = await client.post("/answer", content=body,
-                                                 headers={"content-type": "application/json"})
-                    response.json()
-                    posts.append((time.perf_counter() - t0) * 1000)
-                    mark = len(trace.seen)
-                    t0 = time.perf_counter()
-                    app.push.set()
-                    pushed, _ = await trace.first(mark, lambda _: True, "a pushed frame")
-                    pushes.append((pushed - t0) * 1000)
-            finally:
-                await _cancel([stream])
-    finally:
-        app.closing = True  # the stream ends, so the server can stop
-        app.push.set()
-        server.should_exit = True
-        async with _stuck("the bare uvicorn app's stop"):
-            await serving
-        sock.close()
-    return posts, pushes
-
-
 # ---------------------------------------------------------------------------- main
 async def run(tmp: Path, hands: int, peers: int) -> None:
     figures = await play(tmp, hands)
     fsync = await journal_alone(tmp, peers)
-    posts, pushes = await bare_uvicorn(figures, peers)
+    posts, pushes = await bare_uvicorn(figures.answer_bytes, figures.frame_bytes,
+                                       figures.tap_bytes, peers)
     events = statistics.mean(figures.events)
     print(f"terminal: {figures.hands} hands, 3 players, journal fsync on; "
           f"{len(figures.key_display)} keys and {len(figures.tap_answer)} taps timed; "
