@@ -107,15 +107,21 @@ def test_the_director_confirms_a_suggested_move_on_the_page(
     page.context.close()
 
 
-def test_a_viewer_sees_the_tournament_and_no_action(
-        browser: Any, served: DirectorBridge, expect: Any) -> None:
+def quiet_page(browser: Any, served: DirectorBridge, expect: Any, role: Role) -> Any:
+    """A tournament of three registered, and the director's page signed in as ``role``."""
     served.post("/director/tournaments", {"name": "Quiet", "tables": TABLES,
                                           "players": ["ana", "ben", "cleo"]})
     page = browser.new_page()
     page.goto(f"{served.url}/dashboard/director.html")
-    page.get_by_label("Access token").fill(TOKENS[Role.VIEWER])
+    page.get_by_label("Access token").fill(TOKENS[role])
     page.get_by_role("button", name="Sign in").click()
-    expect(page.locator("#t-who")).to_have_text("Signed in as viewer")
+    expect(page.locator("#t-who")).to_have_text(f"Signed in as {role.value}")
+    return page
+
+
+def test_a_viewer_sees_the_tournament_and_no_action(
+        browser: Any, served: DirectorBridge, expect: Any) -> None:
+    page = quiet_page(browser, served, expect, Role.VIEWER)
     expect(page.locator("#t-registered")).to_contain_text("3 registered")
     expect(page.get_by_role("button", name="Start: draw seats")).to_be_hidden()
     expect(page.get_by_role("button", name="Register")).to_be_hidden()
@@ -162,13 +168,7 @@ def test_the_page_lists_the_tournaments_and_creates_another_while_one_runs(
 
 def test_a_token_the_bridge_stops_taking_signs_the_page_out_and_says_why(
         browser: Any, served: DirectorBridge, expect: Any) -> None:
-    served.post("/director/tournaments", {"name": "Quiet", "tables": TABLES,
-                                          "players": ["ana", "ben", "cleo"]})
-    page = browser.new_page()
-    page.goto(f"{served.url}/dashboard/director.html")
-    page.get_by_label("Access token").fill(TOKENS[Role.DIRECTOR])
-    page.get_by_role("button", name="Sign in").click()
-    expect(page.locator("#t-who")).to_have_text("Signed in as director")
+    page = quiet_page(browser, served, expect, Role.DIRECTOR)
     # the bridge no longer takes the token (a restart with new tokens): the next poll
     page.route("**/api/v1/**", lambda route: route.fulfill(
         status=401, content_type="application/json", body='{"detail": "unknown token"}'))
