@@ -2,8 +2,9 @@
 // (PEN-1..7), the cancellation preview and its confirmation (CANCEL-*, CRASH-4), move
 // slips to print (TOURN-19), the sit & go's drawn multiplier and payouts (SNG-3).
 // Loaded after director.js and uses its globals (t, money, ACTORS) and side.js's (session,
-// api, request, $, el); it redraws on its own every second and a half. The API decides; the page only hides what the role
-// may not send, and shows the refusal (with its rule) when one comes.
+// api, request, $, el); it redraws on its own every second and a half. The API decides;
+// the page only hides what the role may not send, and shows the refusal (with its rule)
+// when one comes.
 "use strict";
 
 const fl = { key: null };

@@ -2,8 +2,8 @@
 // surrender (TOURN-15) for a player, each entry's bounty and knockouts (TOURN-17), a deal
 // (ICM or chip-chop) shown before it is confirmed (TOURN-29), and who was paid what.
 // Loaded after director.js and uses its helpers (tpath, money, chips, note, t) and side.js's
-// (api, el, session); it joins director.js's render() so it redraws with every refresh. The API decides; the
-// page only hides what the role may not send.
+// (api, el, session); it joins director.js's render() so it redraws with every refresh.
+// The API decides; the page only hides what the role may not send.
 "use strict";
 
 const m = { version: null, deal: null };
