@@ -95,12 +95,17 @@ def settings(tmp_path: Path) -> BridgeSettings:
     return make_settings(tmp_path)
 
 
-@pytest.fixture
-def app(settings: BridgeSettings, broker: FakeBroker, clock: ManualClock) -> FastAPI:
-    """The app, its store migrated, wired to the fake broker."""
+def make_app(settings: BridgeSettings, broker: FakeBroker, clock: ManualClock) -> FastAPI:
+    """The app on ``settings``' store, wired to the fake broker, on ``clock``."""
     application = create_app(settings, publisher=broker, clock=clock)
     broker.deliver = application.state.bridge.receive
     return application
+
+
+@pytest.fixture
+def app(settings: BridgeSettings, broker: FakeBroker, clock: ManualClock) -> FastAPI:
+    """The app, its store migrated, wired to the fake broker."""
+    return make_app(settings, broker, clock)
 
 
 @pytest.fixture
@@ -137,14 +142,19 @@ def played_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return path / "bridge.db"
 
 
-@pytest.fixture
-def played(tmp_path: Path, played_db: Path) -> BridgeSettings:
-    """Settings on a fresh copy of the played store."""
+def copy_played(played_db: Path, folder: Path) -> BridgeSettings:
+    """Settings on a fresh copy of the played store, in ``folder``."""
     for suffix in ("", "-wal", "-shm"):
         source = played_db.with_name(played_db.name + suffix)
         if source.exists():
-            shutil.copy(source, tmp_path / f"bridge.db{suffix}")
-    return make_settings(tmp_path)
+            shutil.copy(source, folder / f"bridge.db{suffix}")
+    return make_settings(folder)
+
+
+@pytest.fixture
+def played(tmp_path: Path, played_db: Path) -> BridgeSettings:
+    """Settings on a fresh copy of the played store."""
+    return copy_played(played_db, tmp_path)
 
 
 # ---------------------------------------------------------------------------- PostgreSQL
