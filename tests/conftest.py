@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.needs import missing
+from tests.needs import missing, shared_absent
 from tests.sync.conftest import MOSQUITTO, Mosquitto
 
 SHARED = Path(__file__).resolve().parents[2] / "shared"
@@ -18,9 +18,10 @@ pytest_plugins = ("tests.hil",)  # `pytest --hil PROFILE`: the contract suite on
 
 @pytest.fixture(scope="session")
 def shared_dir() -> Path:
-    """The ``../shared`` folder; skips the test where it is absent."""
+    """The ``../shared`` folder; skips the test where it is absent (fails under CI)."""
     if not SHARED.is_dir():
-        missing(f"{SHARED} is absent: this test reads the shared hand histories (CI has them)")
+        shared_absent(f"{SHARED} is absent: this test reads the shared hand histories (CI "
+                      "has them)")
     return SHARED
 
 

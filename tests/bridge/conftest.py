@@ -1,6 +1,6 @@
 """Fixtures for the bridge tests: settings with one token per role, an app on a fresh
 SQLite file, a fake broker, a hand clock the tests move by hand, and a private PostgreSQL
-from Debian's packages (skipped where they are missing)."""
+from Debian's packages (a test needing a missing one fails, saying so)."""
 
 from __future__ import annotations
 
@@ -180,8 +180,8 @@ def _run(argv: list[str]) -> None:
 
 @pytest.fixture
 def postgres_url() -> Iterator[str]:
-    """A throwaway PostgreSQL cluster on a free loopback port (skipped where the Debian
-    packages or the psycopg driver are missing)."""
+    """A throwaway PostgreSQL cluster on a free loopback port (a test needing it fails,
+    saying so, where the Debian packages or the psycopg driver are missing)."""
     pg = _pg_bin()
     if pg is None:
         missing("PostgreSQL is not installed (Debian: apt-get install -y postgresql)")

@@ -5,7 +5,7 @@ every budget is printed beside its figure as MET or MISSED, the verdict agreeing
 figure and the exit status with the verdicts. Nothing about time is asserted (the machine
 is shared, and ten tables cannot reach 5,000 events/s): that each figure is measured, over
 every event, and judged right, is.
-Skipped where Mosquitto is not installed (``tests/needs.py``: fails under CI instead)."""
+Fails, saying so, where Mosquitto is not installed (``tests/needs.py``)."""
 
 from __future__ import annotations
 

@@ -4,7 +4,7 @@ printed beside its budget (first paint in both views, an update on screen, where
 update's time went, the page's reconciliation reads off its path). Nothing about time is
 asserted (the machine is shared); that each figure was measured over every load and every
 update, and each line is whole, is.
-Skipped like the other Chromium tests (``tests/needs.py``: fails under CI instead)."""
+Fails like the other Chromium tests where Chromium is missing (``tests/needs.py``)."""
 
 from __future__ import annotations
 

@@ -5,7 +5,7 @@ offline) again as its retained status is heard (issue 17, item 7). A real Mosqui
 stopped and started again under a running bridge with a real table controller
 (``controller.sync.soak_node``) and headless Chromium watching the page.
 
-Skipped when Mosquitto, ``/usr/bin/chromium``, the ``playwright`` package or a WebSocket
+Fails, saying so, when Mosquitto, ``/usr/bin/chromium``, the ``playwright`` package or a WebSocket
 library for uvicorn is missing."""
 
 from __future__ import annotations

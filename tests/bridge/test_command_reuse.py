@@ -1,7 +1,7 @@
 """A command_id reused with another command is refused with a reason naming the id; the
 same id with the same command is a retry, carried out once (issue 17, item 5). Through the
 whole path: the floor's API, the bridge, a real Mosquitto and a real table controller
-(``controller.sync.soak_node``). Skipped where Mosquitto is not installed."""
+(``controller.sync.soak_node``). Fails, saying so, where Mosquitto is not installed."""
 
 from __future__ import annotations
 

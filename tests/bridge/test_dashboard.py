@@ -10,7 +10,7 @@ engine's, as at a real table. One more test runs the whole path: a real controll
 link, its turns, calls and raises on the page checked against the actions the table then
 took, paused and seen to die.
 
-Skipped when ``/usr/bin/chromium``, the ``playwright`` package or a WebSocket library for
+Fails, saying so, when ``/usr/bin/chromium``, the ``playwright`` package or a WebSocket library for
 uvicorn (``websockets``) is missing; the last test also needs ``mosquitto``.
 """
 

@@ -15,7 +15,7 @@ unknown names, bad fields, another table's. Each gets exactly one reply; a retry
 stored reply byte for byte; a reused id with another body is refused with a reason naming
 it and changes nothing; the link stays up and logs no traceback.
 
-Skipped where Mosquitto is not installed."""
+Fails, saying so, where Mosquitto is not installed."""
 
 from __future__ import annotations
 

@@ -2,7 +2,7 @@
 as a subprocess): every event stored and acked, each hand exported as PHH, commands
 answered by the table, ``host/status`` retained, and a dead table marked offline by its
 Will; after a broker restart the bridge's session loop reconnects, subscribes again and
-says online again. Skipped where Mosquitto is not installed (Debian: apt-get install -y
+says online again. Fails, saying so, where Mosquitto is not installed (Debian: apt-get install -y
 mosquitto)."""
 
 from __future__ import annotations

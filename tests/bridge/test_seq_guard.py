@@ -2,7 +2,7 @@
 an event ahead of its table's contiguous seq; a conflicting payload for a stored seq is kept
 for audit, counted, shown (API, the table card's alert) and the table is asked once to
 confirm; a seq outside 1..2^63-1, or too far ahead to be a gap, is refused with one log line
-and no traceback, and nothing is stored. Skipped where Mosquitto is not installed."""
+and no traceback, and nothing is stored. Fails, saying so, where Mosquitto is not installed."""
 
 from __future__ import annotations
 

@@ -1,7 +1,7 @@
 """Two bridges on one PostgreSQL behind a shared subscription on a real Mosquitto: the
 broker splits each table's events between them, and still every event is stored exactly
 once, applied once in seq order, every hand exported, and each table acked up to its last
-event. Skipped where Mosquitto or PostgreSQL (Debian's packages) are missing."""
+event. Fails, saying so, where Mosquitto or PostgreSQL (Debian's packages) are missing."""
 
 from __future__ import annotations
 

@@ -6,7 +6,7 @@ Table t1 plays a four-handed hand to the turn: ana AsKs folds preflop; ben 7c2d,
 and dev JcTc see 2h 5c 9s Td; on the turn cleo bets 150, dev calls and ben is to act. Its
 messages reach the bridge at 6000; the broadcast runs ``hole_card_delay_s`` (30 s) behind.
 Every number the page draws is checked against ``GET /api/v1/broadcast/tables/t1`` at the
-same moment, and the facts of the hand against the hand itself. Skipped (failed under CI)
+same moment, and the facts of the hand against the hand itself. Fails, saying so,
 where Chromium, Playwright or uvicorn's WebSocket library is missing, as the dashboard's
 browser tests are. The screenshot goes to docs/overlay.png only with PITBOSS_SCREENSHOTS=1.
 """

@@ -1,5 +1,5 @@
 """Fixtures and helpers for the demo tests: a private Mosquitto (the sync tests' broker,
-skipped where the binary is absent), the demo run as a user runs it, and a look at its
+failing where the binary is absent), the demo run as a user runs it, and a look at its
 processes through /proc."""
 
 from __future__ import annotations

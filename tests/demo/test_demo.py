@@ -1,8 +1,8 @@
 """``pitboss demo`` as a user runs it: a process started from the command line, its floor
 checked at the bridge's store, stopped with Ctrl-C (SIGINT to its process group).
 
-The runs against a real Mosquitto use the sync tests' fixture (skipped where the binary
-is absent; CI installs the Debian package).
+The runs against a real Mosquitto use the sync tests' fixture (failing, saying so,
+where the binary is absent; the test script installs the Debian package).
 """
 
 from __future__ import annotations

@@ -3,7 +3,7 @@ Playwright): signed in with the token the demo printed, every table of the tourn
 the floor grid with its players. The README's screenshot (docs/demo.png) is written only
 when asked (PITBOSS_SCREENSHOTS=1); otherwise it goes to the test's temporary folder.
 
-Skipped where /usr/bin/chromium, playwright or mosquitto is missing.
+Fails, saying so, where /usr/bin/chromium, playwright or mosquitto is missing.
 """
 
 from __future__ import annotations

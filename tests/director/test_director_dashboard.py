@@ -4,7 +4,7 @@ running bridge whose tables are contract tables in-process
 a balancing suggestion confirmed with a click and carried out by the tables, places and
 payouts listed; several tournaments listed, one chosen (``?t=<id>``), another created while
 one runs. Saves a screenshot (the test's folder; ``docs/director.png`` when
-``PITBOSS_SCREENSHOTS=1``). Skipped without Chromium, Playwright or a WebSocket library.
+``PITBOSS_SCREENSHOTS=1``). Fails, saying so, without Chromium, Playwright or a WebSocket library.
 """
 
 from __future__ import annotations

@@ -1,6 +1,7 @@
 """Fixtures for the sync tests: a real Mosquitto on a free loopback port, started and
-stopped by the test (skipped with the reason where the binary is absent; CI installs the
-Debian package), and the controller run as a subprocess for the crash tests."""
+stopped by the test (a test fails, saying so, where the binary is absent;
+scripts/system-deps.sh installs the Debian package), and the controller run as a
+subprocess for the crash tests."""
 
 from __future__ import annotations
 

@@ -4,7 +4,7 @@ colour-up with its counts, and a time-bank extension chip. Every action is a tap
 page or a card placed at a mock reader (tablet_station.py); the test reads the journal
 only to check what the page did.
 
-Skipped without ``/usr/bin/chromium`` or the ``playwright`` package (tests/needs.py).
+Fails without ``/usr/bin/chromium`` or the ``playwright`` package, saying so (tests/needs.py).
 """
 
 from __future__ import annotations

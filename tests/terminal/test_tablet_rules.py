@@ -5,7 +5,7 @@ the minimum, a key out of turn, an amount over the stack, a tap on a stale scree
 the sign-in form refusing a wrong token. Every action is a tap on the page or a card at a
 mock reader (tablet_station.py).
 
-Skipped without ``/usr/bin/chromium`` or the ``playwright`` package (tests/needs.py).
+Fails without ``/usr/bin/chromium`` or the ``playwright`` package, saying so (tests/needs.py).
 """
 
 from __future__ import annotations
