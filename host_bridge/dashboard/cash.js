@@ -1,7 +1,7 @@
 // The cash room: each cash game's tables, waiting list (join, call, seat), removals due,
 // the new-table suggestion and today's rake. It polls /api/v1/cash/games; the API's roles
-// decide what it may do, the page only hides what a role may not send. Loaded after side.js
-// (the API client, el, the sign-in panel).
+// decide what it may do, the page only hides what a role may not send. Loaded after client.js and
+// side.js (the DOM builder h, the API client, the sign-in panel).
 "use strict";
 
 const ACTORS = new Set(["floor", "director", "admin"]);
@@ -10,20 +10,20 @@ const amount = (n) => Number(n).toLocaleString("en-US");
 
 function note(text) {
   const log = $("c-log");
-  log.prepend(el("li", {}, `${new Date().toLocaleTimeString()} ${text}`));
+  log.prepend(h("li", {}, `${new Date().toLocaleTimeString()} ${text}`));
   while (log.children.length > 8) log.lastChild.remove();
 }
 
 function button(text, action, data, extra = {}) {
-  return el("button", { type: "button", class: "actor-only", "data-action": action,
+  return h("button", { type: "button", class: "actor-only", "data-action": action,
     ...Object.fromEntries(Object.entries(data).map(([k, v]) => [`data-${k}`, v])), ...extra },
   text);
 }
 
 function tableCard(g, t) {
-  return el("li", { class: "c-table", "data-table": t.table_id },
-    el("strong", {}, `Table ${t.table_id} · ${t.players.length}/${t.seats}`),
-    el("ol", {}, ...t.players.map((p) => el("li", { value: p.seat, "data-seat": p.seat,
+  return h("li", { class: "c-table", "data-table": t.table_id },
+    h("strong", {}, `Table ${t.table_id} · ${t.players.length}/${t.seats}`),
+    h("ol", {}, ...t.players.map((p) => h("li", { value: p.seat, "data-seat": p.seat,
       class: p.sitting_out ? "out" : "" }, `${p.player}`
       + (p.stack === null ? "" : ` ${amount(p.stack)} ${g.unit}`)
       + (p.sitting_out ? ` (sitting out, ${p.sitting_out})` : "")))));
@@ -36,37 +36,37 @@ function gameCard(g) {
       + (g.no_ratholing ? " · no ratholing (CASH-3)" : "")
       + (g.banzai ? ` · Banzai, ${g.max_tables} tables (CASH-13)` : "")],
     ["Rake today", `${amount(g.rake_today)} ${g.unit}`]];
-  return el("li", { class: "c-game", "data-game": g.id },
-    el("h2", {}, g.name), el("p", { class: "label" }, g.label),
-    el("dl", { class: "facts" }, ...facts.flatMap(([k, v]) => [el("dt", {}, k),
-      el("dd", { "data-fact": k.toLowerCase() }, v)])),
-    el("h3", {}, "Tables"),
-    el("ul", { class: "c-tables" }, ...g.tables.map((t) => tableCard(g, t))),
-    el("h3", {}, `Waiting list (${g.waiting.length})`),
-    el("ol", { class: "c-rows c-waiting", "aria-label": `Waiting list of ${g.name}` },
-      ...waiting.map((p) => el("li", { "data-player": p }, p,
+  return h("li", { class: "c-game", "data-game": g.id },
+    h("h2", {}, g.name), h("p", { class: "label" }, g.label),
+    h("dl", { class: "facts" }, ...facts.flatMap(([k, v]) => [h("dt", {}, k),
+      h("dd", { "data-fact": k.toLowerCase() }, v)])),
+    h("h3", {}, "Tables"),
+    h("ul", { class: "c-tables" }, ...g.tables.map((t) => tableCard(g, t))),
+    h("h3", {}, `Waiting list (${g.waiting.length})`),
+    h("ol", { class: "c-rows c-waiting", "aria-label": `Waiting list of ${g.name}` },
+      ...waiting.map((p) => h("li", { "data-player": p }, p,
         button(`Remove ${p} from the list`, "leave", { game: g.id, player: p })))),
-    el("form", { class: "command-form actor-only c-join", "data-game": g.id },
-      el("span", { class: "field" }, el("label", { for: `c-join-${g.id}` }, "Player id"),
-        el("input", { id: `c-join-${g.id}`, required: "", maxlength: "64",
+    h("form", { class: "command-form actor-only c-join", "data-game": g.id },
+      h("span", { class: "field" }, h("label", { for: `c-join-${g.id}` }, "Player id"),
+        h("input", { id: `c-join-${g.id}`, required: "", maxlength: "64",
           pattern: "[A-Za-z0-9_.:\\-]+" })),
-      el("button", { type: "submit" }, "Join list")),
+      h("button", { type: "submit" }, "Join list")),
     button("Call next", "call", { game: g.id }),
-    el("ul", { class: "c-rows c-called", "aria-label": "Called to a seat" },
-      ...g.called.map((x) => el("li", { "data-player": x.player },
+    h("ul", { class: "c-rows c-called", "aria-label": "Called to a seat" },
+      ...g.called.map((x) => h("li", { "data-player": x.player },
         `${x.player} → table ${x.table_id} seat ${x.seat}`,
-        el("label", { for: `c-stack-${x.player}`, class: "actor-only" }, "Buy-in"),
-        el("input", { id: `c-stack-${x.player}`, class: "actor-only", type: "number",
+        h("label", { for: `c-stack-${x.player}`, class: "actor-only" }, "Buy-in"),
+        h("input", { id: `c-stack-${x.player}`, class: "actor-only", type: "number",
           min: "1", step: "1", value: String(g.buy_in_min) }),
         button(`Seat ${x.player}`, "seat", { game: g.id, player: x.player })))),
-    el("h3", {}, "Removals due"),
-    el("ul", { class: "c-rows c-due", "aria-label": "Removals due" },
-      ...(g.due.length ? g.due.map((d) => el("li", { "data-player": d.player },
+    h("h3", {}, "Removals due"),
+    h("ul", { class: "c-rows c-due", "aria-label": "Removals due" },
+      ...(g.due.length ? g.due.map((d) => h("li", { "data-player": d.player },
         `${d.player} at table ${d.table_id} seat ${d.seat} `,
-        el("span", { class: "rule" }, `(${d.rule})`),
+        h("span", { class: "rule" }, `(${d.rule})`),
         button(`Remove ${d.player}`, "remove", { game: g.id, player: d.player,
-          table: d.table_id }))) : [el("li", {}, "None.")])),
-    ...(g.suggested_table ? [el("p", { class: "c-suggest" },
+          table: d.table_id }))) : [h("li", {}, "None.")])),
+    ...(g.suggested_table ? [h("p", { class: "c-suggest" },
       `${waiting.length} waiting: open table ${g.suggested_table}? `,
       button(`Open table ${g.suggested_table}`, "open", { game: g.id,
         table: g.suggested_table }))] : []));
@@ -149,8 +149,8 @@ function onSubmit(e) {
 async function loadHouses() {
   try {
     const houses = await api("/houses");
-    $("c-house").replaceChildren(...houses.data.filter((h) => h.kind === "cash")
-      .map((h) => el("option", { value: h.file }, `${h.file} — ${h.label}`)));
+    $("c-house").replaceChildren(...houses.data.filter((house) => house.kind === "cash")
+      .map((house) => h("option", { value: house.file }, `${house.file} — ${house.label}`)));
   } catch (err) {
     $("c-error").textContent = err.message;
   }

@@ -1,32 +1,10 @@
-// Pitboss floor page: the helpers every module of the page shares (a DOM builder, a patcher
-// that keeps unchanged nodes, number and time formats, the API client). Plain JavaScript,
-// no build step: each dashboard/*.js file is a classic script loaded with `defer` in
-// index.html's order, so the names below are globals to the ones after it. The API client
-// reads the bearer token from app.js's `state` when it is called.
+// Pitboss floor page: the helpers every module of the page shares, beside client.js's (the
+// DOM builder, the bridge's requests): a patcher that keeps unchanged nodes, number and
+// time formats, the API client. Plain JavaScript, no build step: each dashboard/*.js file
+// is a classic script loaded with `defer` in index.html's order, so the names below are
+// globals to the ones after it. The API client reads the bearer token from app.js's
+// `state` when it is called.
 "use strict";
-
-const API = "/api/v1";
-const $ = (id) => document.getElementById(id);
-
-// ------------------------------------------------------------------ DOM builder
-function h(tag, attrs, ...children) {
-  const el = document.createElement(tag);
-  for (const [key, value] of Object.entries(attrs || {})) {
-    if (value === null || value === undefined || value === false) continue;
-    if (key === "class") el.className = value;
-    else if (key === "dataset") {
-      for (const [k, v] of Object.entries(value)) {
-        if (v !== null && v !== undefined) el.dataset[k] = v;
-      }
-    } else if (key.startsWith("on")) el.addEventListener(key.slice(2), value);
-    else el.setAttribute(key, value === true ? "" : value);
-  }
-  for (const child of children.flat()) {
-    if (child === null || child === undefined || child === false) continue;
-    el.append(child instanceof Node ? child : document.createTextNode(String(child)));
-  }
-  return el;
-}
 
 // Re-rendering builds fresh nodes; patch() carries over only what differs, so a button
 // under the pointer stays the same element while the table it belongs to is busy (a click
@@ -110,30 +88,9 @@ function noteServerTime(serverTime) {
 const serverNow = () => Date.now() / 1000 + serverClock.offset;
 
 // ------------------------------------------------------------------ HTTP
-class ApiError extends Error {
-  constructor(status, detail) {
-    super(detail);
-    this.status = status;
-  }
-}
-
+// The JSON of the bridge's answer to `path`, with the signed-in token (app.js's `state`);
+// an ApiError (client.js) if there is none.
 async function api(path, options = {}) {
-  const headers = { Authorization: `Bearer ${state.token}`, ...(options.headers || {}) };
-  let response;
-  try {
-    response = await fetch(API + path, { ...options, headers });
-  } catch (err) {
-    throw new ApiError(0, `the bridge cannot be reached (${err.message}); check the network`);
-  }
-  let body = null;
-  try { body = await response.json(); } catch { body = null; }
-  if (!response.ok) {
-    const detail = body && (body.message || (typeof body.detail === "string" ? body.detail : null));
-    const fallback = response.status >= 500
-      ? `the bridge failed (HTTP ${response.status}); check the table's state before `
-        + "trying again, and tell the bridge's admin"
-      : `HTTP ${response.status}`;
-    throw new ApiError(response.status, detail || fallback);
-  }
-  return body;
+  const response = await bridgeRequest(state.token, path, options);
+  try { return await response.json(); } catch { return null; }
 }

@@ -4,8 +4,8 @@
 // places and payouts, rebuys and add-ons, the last hands of the day, and the last
 // decisions with who took them (its log, for the roles that may read it). It polls /api/v1/director/tournaments and the chosen tournament's
 // /api/v1/director/tournaments/<id>; the API's roles decide what it may do, the page only
-// hides what a role may not send. Loaded after side.js (the API client, el, the sign-in
-// panel).
+// hides what a role may not send. Loaded after client.js and side.js (the DOM builder h, the API
+// client, the sign-in panel).
 "use strict";
 
 const ACTORS = new Set(["director", "admin"]);
@@ -20,7 +20,7 @@ const money = (cents) => (cents / 100).toLocaleString("en-US",
 
 function note(text) {
   const log = $("t-log");
-  log.prepend(el("li", {}, `${new Date().toLocaleTimeString()} ${text}`));
+  log.prepend(h("li", {}, `${new Date().toLocaleTimeString()} ${text}`));
   while (log.children.length > 8) log.lastChild.remove();
 }
 
@@ -37,8 +37,8 @@ function renderList(list) {
   t.list = list;
   $("t-none").hidden = list.length > 0;
   $("t-list").replaceChildren(...list.map((x) => {
-    const link = el("a", { href: `?t=${encodeURIComponent(x.id)}`, "data-tid": x.id },
-      `${x.name} `, el("span", { class: "stage" }, `${x.stage} · ${x.players_left}/${x.entries}`
+    const link = h("a", { href: `?t=${encodeURIComponent(x.id)}`, "data-tid": x.id },
+      `${x.name} `, h("span", { class: "stage" }, `${x.stage} · ${x.players_left}/${x.entries}`
         + ` · tables ${x.tables.join(", ")}`));
     if (x.id === t.tid) link.setAttribute("aria-current", "page");
     link.addEventListener("click", (e) => {
@@ -46,7 +46,7 @@ function renderList(list) {
       choose(x.id, true);
       refresh();
     });
-    return el("li", {}, link);
+    return h("li", {}, link);
   }));
 }
 
@@ -71,8 +71,8 @@ function render(s) {
     ["Players", `${s.players_left} / ${s.entries}`], ["Average", chips(s.average_stack)],
     ["Prize pool", money(s.prize_pool)], ["Paid", `${s.places_paid} places`],
   ];
-  $("t-facts").replaceChildren(...facts.flatMap(([k, v]) => [el("dt", {}, k),
-    el("dd", { "data-fact": k.toLowerCase() }, v)]));
+  $("t-facts").replaceChildren(...facts.flatMap(([k, v]) => [h("dt", {}, k),
+    h("dd", { "data-fact": k.toLowerCase() }, v)]));
 
   const actor = ACTORS.has(session.role);
   document.querySelectorAll(".director-only").forEach((n) => { n.hidden = !actor; });
@@ -84,29 +84,29 @@ function render(s) {
   $("t-balanced").hidden = moves.length > 0;
   $("t-balanced").textContent = s.stage === "running" ? "The tables are balanced."
     : "Nothing to balance.";
-  $("t-moves").replaceChildren(...moves.map((m) => el("li", { "data-player": m.player },
+  $("t-moves").replaceChildren(...moves.map((m) => h("li", { "data-player": m.player },
     `${m.player}: ${m.from_table ? `table ${m.from_table} seat ${m.from_seat}` : "new entry"}`
-    + ` → table ${m.to_table} seat ${m.to_seat} `, el("span", { class: "rule" },
+    + ` → table ${m.to_table} seat ${m.to_seat} `, h("span", { class: "rule" },
       `${m.op === "break" ? "table broken" : m.op === "redraw" ? "final-table redraw"
         : "balance"} (${m.rule})`))));
   $("t-confirm").hidden = !actor || moves.length === 0 || s.auto_balance;
   $("t-last-hands").hidden = !actor || s.stage !== "running" || Boolean(s.last_hands);
 
-  const h = s.hand_for_hand;
-  $("t-h4h-status").className = h.on ? "h4h-on" : "";
-  $("t-h4h-status").textContent = h.on
-    ? `On: hand ${h.hand}; ${h.waiting_for.length ? `waiting for ${h.waiting_for.join(", ")}`
+  const h4h = s.hand_for_hand;
+  $("t-h4h-status").className = h4h.on ? "h4h-on" : "";
+  $("t-h4h-status").textContent = h4h.on
+    ? `On: hand ${h4h.hand}; ${h4h.waiting_for.length ? `waiting for ${h4h.waiting_for.join(", ")}`
       : "every table has finished it"}.`
     : (s.last_hands ? `Off. Last hands of the day: ${s.last_hands.card} each.` : "Off.");
 
   const most = Math.max(0, ...s.tables.filter((x) => !x.closed).map((x) => x.players.length));
   $("t-tables").replaceChildren(...s.tables.map((x) => {
     const short = !x.closed && x.players.length > 0 && most - x.players.length >= 2;
-    return el("li", { class: `t-card${x.closed ? " closed" : ""}${short ? " short" : ""}`,
+    return h("li", { class: `t-card${x.closed ? " closed" : ""}${short ? " short" : ""}`,
       "data-table": x.table },
-    el("h3", {}, `Table ${x.table}${x.closed ? " (broken)" : ""} · ${x.players.length}/${x.seats}`
+    h("h3", {}, `Table ${x.table}${x.closed ? " (broken)" : ""} · ${x.players.length}/${x.seats}`
       + (x.paused ? " · held" : "")),
-    el("ol", {}, ...x.players.map((p) => el("li", { value: p.seat,
+    h("ol", {}, ...x.players.map((p) => h("li", { value: p.seat,
       class: p.arriving ? "arriving" : "", "data-seat": p.seat },
     `${p.player} ${chips(p.stack)}${p.arriving ? " (moving here)" : ""}`))));
   }));
@@ -114,10 +114,10 @@ function render(s) {
   $("t-prizes").textContent = s.prizes.length
     ? `Prizes: ${s.prizes.map(money).join(", ")}` : "";
   const places = [...s.places].sort((a, b) => a.place - b.place);
-  $("t-places").replaceChildren(...places.slice(0, 40).map((p) => el("tr",
+  $("t-places").replaceChildren(...places.slice(0, 40).map((p) => h("tr",
     { "data-entry": p.entry },
-    el("td", {}, p.place === p.place_to ? String(p.place) : `${p.place}–${p.place_to}`),
-    el("td", {}, p.player), el("td", {}, p.prize ? money(p.prize) : "—"))));
+    h("td", {}, p.place === p.place_to ? String(p.place) : `${p.place}–${p.place_to}`),
+    h("td", {}, p.player), h("td", {}, p.prize ? money(p.prize) : "—"))));
 }
 
 // A download for trackers (issue 21): the tournament's hands as Open Hand History, or its
@@ -125,7 +125,7 @@ function render(s) {
 async function download(e, suffix, name) {
   e.preventDefault();
   try {
-    await saveAs(await request(tpath(suffix)), `${t.tid}.${name}`);
+    await saveAs(await bridgeRequest(session.token, tpath(suffix)), `${t.tid}.${name}`);
   } catch (err) {
     $("t-error").textContent = `The download failed: ${err.message}`;
   }
@@ -164,11 +164,11 @@ async function renderDecisions(s) {
   if (!LOG_READERS.has(session.role) || t.logKey === key) return;
   const entries = await api(tpath(`/log?last=${LOG_SHOWN}`));
   t.logKey = key;
-  $("t-decisions-list").replaceChildren(...entries.reverse().map((e) => el("li",
+  $("t-decisions-list").replaceChildren(...entries.reverse().map((e) => h("li",
     { "data-seq": e.seq, "data-kind": e.kind },
-    el("time", { datetime: new Date(e.at * 1000).toISOString() },
+    h("time", { datetime: new Date(e.at * 1000).toISOString() },
       new Date(e.at * 1000).toLocaleTimeString()), ` ${e.what} `,
-    el("span", { class: "by" }, e.by ? `by ${e.by.name} (${e.by.role})` : "by the floor's task"))));
+    h("span", { class: "by" }, e.by ? `by ${e.by.name} (${e.by.role})` : "by the floor's task"))));
 }
 
 function buy(e, suffix, what) {

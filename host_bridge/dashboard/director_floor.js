@@ -1,10 +1,10 @@
 // The floor's discipline on the director's page (issue 19): a penalty for a player
 // (PEN-1..7), the cancellation preview and its confirmation (CANCEL-*, CRASH-4), move
 // slips to print (TOURN-19), the sit & go's drawn multiplier and payouts (SNG-3).
-// Loaded after director.js and uses its globals (t, money, ACTORS) and side.js's (session,
-// api, request, $, el); it redraws on its own every second and a half. The API decides;
-// the page only hides what the role may not send, and shows the refusal (with its rule)
-// when one comes.
+// Loaded after director.js and uses its globals (t, money, ACTORS) and side.js's and
+// client.js's (session, api, bridgeRequest, $, h); it redraws on its own every second and
+// a half. The API decides; the page only hides what the role may not send, and shows the
+// refusal (with its rule) when one comes.
 "use strict";
 
 const fl = { key: null };
@@ -14,7 +14,7 @@ function floorSay(text) { $("f-note").textContent = text; }
 
 function renderFloor(f) {
   const list = $("f-penalties");
-  list.replaceChildren(...f.penalties.map((p) => el("li", {},
+  list.replaceChildren(...f.penalties.map((p) => h("li", {},
     `${p.player}: ${p.hands_left} hands to serve${p.warned ? ", warned" : ""} (${p.status})`)));
   const sng = f.sit_and_go;
   $("f-sng").textContent = !sng ? "" : sng.multiplier === null
@@ -27,8 +27,8 @@ function renderFloor(f) {
 
 function renderPreview(p) {
   const body = $("f-preview");
-  body.replaceChildren(...p.compensation.map((c) => el("tr", {},
-    el("td", {}, c.player), el("td", {}, money(c.total)), el("td", {}, c.rule))));
+  body.replaceChildren(...p.compensation.map((c) => h("tr", {},
+    h("td", {}, c.player), h("td", {}, money(c.total)), h("td", {}, c.rule))));
   $("f-preview-rule").textContent = `${p.rule}: ${money(p.total)} in all.`;
 }
 
@@ -72,7 +72,7 @@ async function confirmCancel() {
 
 async function printSlips() {
   try {
-    const page = await (await request(fpath("/move-slips"))).text();
+    const page = await (await bridgeRequest(session.token, fpath("/move-slips"))).text();
     const url = URL.createObjectURL(new Blob([page], { type: "text/html" }));
     window.open(url, "_blank");
   } catch (err) { floorSay(err.message); }

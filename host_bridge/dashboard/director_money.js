@@ -2,8 +2,8 @@
 // surrender (TOURN-15) for a player, each entry's bounty and knockouts (TOURN-17), a deal
 // (ICM or chip-chop) shown before it is confirmed (TOURN-29), and who was paid what.
 // Loaded after director.js and uses its helpers (tpath, money, chips, note, t) and side.js's
-// (api, el, session); it joins director.js's render() so it redraws with every refresh.
-// The API decides; the page only hides what the role may not send.
+// and client.js's (api, h, session); it joins director.js's render() so it redraws with
+// every refresh. The API decides; the page only hides what the role may not send.
 "use strict";
 
 const m = { version: null, deal: null };
@@ -31,10 +31,10 @@ function renderBounties(b) {
   $("m-bounty-rule").textContent = `Bounty ${money(b.bounty)} a head` + (b.progressive
     ? ` · progressive: ${b.progressive[0] / 100} % paid, ${b.progressive[1] / 100} % added`
     : "");
-  $("m-bounties").replaceChildren(...b.players.slice(0, 60).map((r) => el("tr",
-    { "data-player": r.player }, el("td", {}, r.entry), el("td", {}, r.status),
-    el("td", {}, money(r.bounty)), el("td", {}, String(r.knockouts)),
-    el("td", {}, money(r.won)))));
+  $("m-bounties").replaceChildren(...b.players.slice(0, 60).map((r) => h("tr",
+    { "data-player": r.player }, h("td", {}, r.entry), h("td", {}, r.status),
+    h("td", {}, money(r.bounty)), h("td", {}, String(r.knockouts)),
+    h("td", {}, money(r.won)))));
 }
 
 function renderPaid(p) {
@@ -43,18 +43,18 @@ function renderPaid(p) {
   $("m-deal-made").textContent = p.deal
     ? `Deal made (${p.deal.method === "icm" ? "ICM" : "chip-chop"}) by ${p.deal.by}`
       + ` (${p.deal.role}).` : "";
-  $("m-paid").replaceChildren(...p.paid.slice(0, 60).map((r) => el("tr",
+  $("m-paid").replaceChildren(...p.paid.slice(0, 60).map((r) => h("tr",
     { "data-player": r.player },
-    el("td", {}, r.place === r.place_to ? String(r.place) : `${r.place}–${r.place_to}`),
-    el("td", {}, r.player), el("td", {}, money(r.prize)), el("td", {}, money(r.bounties)),
-    el("td", {}, money(r.total)))));
+    h("td", {}, r.place === r.place_to ? String(r.place) : `${r.place}–${r.place_to}`),
+    h("td", {}, r.player), h("td", {}, money(r.prize)), h("td", {}, money(r.bounties)),
+    h("td", {}, money(r.total)))));
 }
 
 function showDeal(plan) {
   m.deal = plan;
-  $("m-deal-preview").replaceChildren(...plan.players.map((r) => el("tr",
-    { "data-player": r.player }, el("td", {}, r.player), el("td", {}, chips(r.stack)),
-    el("td", {}, money(r.amount)))));
+  $("m-deal-preview").replaceChildren(...plan.players.map((r) => h("tr",
+    { "data-player": r.player }, h("td", {}, r.player), h("td", {}, chips(r.stack)),
+    h("td", {}, money(r.amount)))));
   $("m-deal-summary").textContent = `${plan.method === "icm" ? "ICM" : "Chip-chop"}: `
     + `${money(plan.pool)} shared by ${plan.players.length} players. Confirm to end the event.`;
   $("m-deal-shown").hidden = false;

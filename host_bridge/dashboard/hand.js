@@ -67,19 +67,8 @@ async function downloadOhh(button) {
   const shown = button.parentElement.querySelector(".ohh-error");
   if (shown) shown.remove();
   try {
-    const response = await fetch(`${API}/tables/${encodeURIComponent(ohhTable)}/hands/`
-      + `${ohhHand}/ohh`, { headers: { Authorization: `Bearer ${state.token}` } });
-    if (!response.ok) {
-      let detail = `HTTP ${response.status}`;
-      try { detail = (await response.json()).detail || detail; } catch { /* not JSON */ }
-      throw new Error(detail);
-    }
-    const url = URL.createObjectURL(await response.blob());
-    const link = h("a", { href: url, download: `${ohhTable}-${ohhHand}.ohh` });
-    document.body.append(link);
-    link.click();
-    link.remove();
-    URL.revokeObjectURL(url);
+    const path = `/tables/${encodeURIComponent(ohhTable)}/hands/${ohhHand}/ohh`;
+    await saveAs(await bridgeRequest(state.token, path), `${ohhTable}-${ohhHand}.ohh`);
   } catch (err) {
     button.after(h("span", { class: "ohh-error form-error", role: "alert" },
       `The hand could not be downloaded: ${err.message}`));

@@ -48,15 +48,8 @@ function renderRake() {
 
 async function downloadRakeCsv() {
   try {
-    const response = await fetch(`${API}/rake?format=csv`,
-      { headers: { Authorization: `Bearer ${state.token}` } });
-    if (!response.ok) throw new Error(`HTTP ${response.status}`);
-    const url = URL.createObjectURL(await response.blob());
-    const link = h("a", { href: url, download: `rake-${(rake.body && rake.body.day) || "today"}.csv` });
-    document.body.append(link);
-    link.click();
-    link.remove();
-    URL.revokeObjectURL(url);
+    await saveAs(await bridgeRequest(state.token, "/rake?format=csv"),
+      `rake-${(rake.body && rake.body.day) || "today"}.csv`);
   } catch (err) {
     rake.body = { ...(rake.body || {}), error: `The CSV could not be fetched: ${err.message}` };
     renderRake();

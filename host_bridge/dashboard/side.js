@@ -1,63 +1,17 @@
 // What the floor's side pages share (the director's page, the cash room, a hand's dispute
-// timeline): the API client with the signed-in token, a DOM builder, a download saved as a
-// file, and the sign-in panel. Plain JavaScript, no build step: a classic script loaded
-// first with `defer`, so its names are globals to the page's own scripts after it. (The
-// floor page has its own helpers, common.js.)
+// timeline), beside client.js's: who is signed in, the JSON API client with their token,
+// and the sign-in panel. Plain JavaScript, no build step: a classic script loaded after
+// client.js with `defer`, so its names are globals to the page's own scripts after it.
 "use strict";
 
-const API = "/api/v1";
 const TOKEN_KEY = "pitboss.token";  // shared with the floor page (this tab only)
 const session = { token: null, role: null };  // who is signed in, as the bridge said
-const $ = (id) => document.getElementById(id);
-
-// An element with its attributes (a value null, undefined or false is left out) and its
-// children (null and undefined are left out).
-function el(tag, attrs = {}, ...children) {
-  const node = document.createElement(tag);
-  for (const [k, v] of Object.entries(attrs)) {
-    if (v === null || v === undefined || v === false) continue;
-    if (k === "class") node.className = v; else node.setAttribute(k, v);
-  }
-  for (const child of children) if (child !== null && child !== undefined) node.append(child);
-  return node;
-}
-
-// The bridge's answer to `path` (under /api/v1) with the signed-in token: the Response when
-// it is ok, else an Error with the API's message and the HTTP status as `status` (0: the
-// bridge was not reached).
-async function request(path, options = {}) {
-  const headers = { Authorization: `Bearer ${session.token}`, ...(options.headers || {}) };
-  let response;
-  try {
-    response = await fetch(API + path, { ...options, headers });
-  } catch (err) {
-    throw Object.assign(new Error(`the bridge cannot be reached (${err.message}); check the `
-      + "network"), { status: 0 });
-  }
-  if (response.ok) return response;
-  let body = null;
-  try { body = await response.json(); } catch { body = null; }
-  const detail = body && (body.message || (typeof body.detail === "string" ? body.detail : null));
-  throw Object.assign(new Error(detail || `HTTP ${response.status}`), { status: response.status });
-}
 
 // JSON out and in: `options.body`, if any, is JSON text; the answer's JSON (null if none).
 async function api(path, options = {}) {
-  const response = await request(path, { ...options,
+  const response = await bridgeRequest(session.token, path, { ...options,
     headers: { "Content-Type": "application/json", ...(options.headers || {}) } });
   try { return await response.json(); } catch { return null; }
-}
-
-// Save an answer as a file (a plain link cannot carry the token), named as the bridge
-// names it (Content-Disposition), else `fallback`.
-async function saveAs(response, fallback) {
-  const named = /filename="([^"]+)"/.exec(response.headers.get("Content-Disposition") || "");
-  const url = URL.createObjectURL(await response.blob());
-  const link = el("a", { href: url, download: named ? named[1] : fallback });
-  document.body.append(link);
-  link.click();
-  link.remove();
-  setTimeout(() => URL.revokeObjectURL(url), 60_000);
 }
 
 // The sign-in panel of a page whose elements are named `${prefix}-...`: the section

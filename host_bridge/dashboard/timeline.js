@@ -3,7 +3,8 @@
 // in the order the table journaled them (GET /api/v1/tables/{t}/hands/{n}/timeline), and
 // the same as a file to attach to a ruling. Open it as timeline.html?table=T1&hand=12.
 // Roles floor, director and admin; the API decides, the page says what it answered.
-// Loaded after side.js (the API client, el, the sign-in panel).
+// Loaded after client.js and side.js (the DOM builder h, the API client, the sign-in
+// panel).
 "use strict";
 
 const t = { table: null, hand: null, busy: false };
@@ -20,29 +21,29 @@ const since = (at, first) => (at === null || first === null ? "" : `+${(at - fir
 
 function outcomeOf(e) {
   if (e.outcome === "rejected") {
-    return el("span", { class: "t-outcome refused" }, "refused ",
-      el("span", { class: "rule" }, e.rule || "no rule"));
+    return h("span", { class: "t-outcome refused" }, "refused ",
+      h("span", { class: "rule" }, e.rule || "no rule"));
   }
   if (e.outcome === "accepted") {
-    return el("span", { class: "t-outcome accepted" }, `accepted → #${e.results.join(", #")}`);
+    return h("span", { class: "t-outcome accepted" }, `accepted → #${e.results.join(", #")}`);
   }
-  if (e.outcome === "none") return el("span", { class: "t-outcome none" }, "no event");
-  return e.rule ? el("span", { class: "rule" }, e.rule) : null;
+  if (e.outcome === "none") return h("span", { class: "t-outcome none" }, "no event");
+  return e.rule ? h("span", { class: "rule" }, e.rule) : null;
 }
 
 function entryRow(e, first) {
   const classes = ["t-entry", e.category, e.caused_by === null ? "" : "caused",
     e.outcome === "rejected" ? "refused" : ""].filter(Boolean).join(" ");
-  return el("li", { class: classes, "data-seq": String(e.seq), "data-kind": e.kind,
+  return h("li", { class: classes, "data-seq": String(e.seq), "data-kind": e.kind,
     "data-outcome": e.outcome || null },
-  el("span", { class: "t-seq" }, `#${e.seq}`),
-  el("time", { class: "t-time", datetime: new Date(e.ts * 1000).toISOString() }, wall(e.ts)),
-  el("span", { class: "t-clock" }, since(e.at, first)),
-  el("span", { class: `t-source ${e.source}` },  // a caused event: its input's, said above
+  h("span", { class: "t-seq" }, `#${e.seq}`),
+  h("time", { class: "t-time", datetime: new Date(e.ts * 1000).toISOString() }, wall(e.ts)),
+  h("span", { class: "t-clock" }, since(e.at, first)),
+  h("span", { class: `t-source ${e.source}` },  // a caused event: its input's, said above
     e.caused_by === null ? SOURCES[e.source] || e.source : ""),
-  el("span", { class: "t-what" }, e.what,
-    e.intent ? el("span", { class: "t-intent" }, ` ${e.intent}`) : null,
-    e.card ? el("span", { class: "t-card" }, ` ${e.card}`) : null),
+  h("span", { class: "t-what" }, e.what,
+    e.intent ? h("span", { class: "t-intent" }, ` ${e.intent}`) : null,
+    e.card ? h("span", { class: "t-card" }, ` ${e.card}`) : null),
   outcomeOf(e));
 }
 
@@ -86,7 +87,8 @@ async function download(button) {
   button.setAttribute("aria-busy", "true");
   const format = $("t-format").value;
   try {
-    await saveAs(await request(`${handPath()}/timeline.${format}`), `timeline.${format}`);
+    const response = await bridgeRequest(session.token, `${handPath()}/timeline.${format}`);
+    await saveAs(response, `timeline.${format}`);
   } catch (err) {
     $("t-error").textContent = err.message;
   } finally {
