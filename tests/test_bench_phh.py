@@ -9,14 +9,15 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pytest
+from tests.needs import need_module
 
 ROOT = Path(__file__).resolve().parents[1]
 RATE = r"([\d,]+)"
 
 
 def test_the_phh_benchmark_runs_from_the_cli_and_prints_every_figure(shared_dir: Path) -> None:
-    pytest.importorskip("pokerkit")
+    need_module("pokerkit", "pokerkit is not installed (PITBOSS_EXTRAS=test source "
+                            "scripts/venv.sh)")
     proc = subprocess.run([sys.executable, "-m", "controller.cli", "bench", "phh", "--files",
                            "50", "--rounds", "1", "--corpus", str(shared_dir / "phh")],
                           cwd=ROOT, capture_output=True, text=True, timeout=120)
