@@ -164,8 +164,8 @@ def run(hands: int, seed: int, *, repeats: int = 3) -> list[dict[str, Any]]:
 
 
 def budget_verdicts(rows: Sequence[dict[str, Any]]) -> list[tuple[str, bool | None]]:
-    """Each budget's line (``budget >= 10x treys: MET (12.6x)``) and whether it is met
-    (None: the peer is not installed, so not measured)."""
+    """Each budget's line (``budget >= 10x treys (pure Python): MET (x12.60)``) and whether
+    it is met (None: the peer is not installed, so not measured)."""
     out: list[tuple[str, bool | None]] = []
     for peer, budget in BUDGETS:
         row = next((r for r in rows if r["evaluator"] == peer and r["available"]), None)
