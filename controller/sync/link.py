@@ -18,10 +18,10 @@ import asyncio
 import logging
 import time
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Coroutine
 from dataclasses import dataclass
 from types import TracebackType
-from typing import Self
+from typing import Any, Self
 
 import aiomqtt
 
@@ -45,6 +45,24 @@ log = logging.getLogger(__name__)
 FALLBACK_NOTE = "using MQTT 3.1.1 with a persistent session"
 LOGIN_HINT = (": check the table's MQTT user name and password (--mqtt-user, "
               "--mqtt-password-file) and the broker's ACL")
+
+
+def start_in(tg: asyncio.TaskGroup, coro: Coroutine[Any, Any, None],
+             name: str) -> asyncio.Task[None]:
+    """``coro`` as a task of the session's group; once the group is shutting down (the
+    connection failed), the coroutine is closed unstarted and the caller ends as cancelled.
+
+    The outbound loop can still be running then: its cancel went to the publish it was
+    waiting for, which finished anyway. Python 3.11's ``create_task`` refuses with a
+    RuntimeError that would stand in the group's errors for the real one (the table
+    reporting "session failed: TaskGroup is shutting down" instead of the lost broker), and
+    leaves the coroutine never awaited. Nothing is lost: the outbox sends everything
+    unacknowledged on the next connection."""
+    try:
+        return tg.create_task(coro, name=name)
+    except RuntimeError:
+        coro.close()
+        raise asyncio.CancelledError from None
 
 
 @dataclass(frozen=True, slots=True)
@@ -191,11 +209,10 @@ class TableLink:
                 if len(inflight) >= window:
                     await inflight.popleft()
                 if parcel.secure is not None:  # first, so the public event implies it
-                    inflight.append(tg.create_task(
-                        client.publish(t.secure_cards, parcel.secure, qos=1),
-                        name=f"publish-secure:{parcel.seq}"))
-                inflight.append(tg.create_task(client.publish(t.event, parcel.public, qos=1),
-                                               name=f"publish:{parcel.seq}"))
+                    inflight.append(start_in(tg, client.publish(
+                        t.secure_cards, parcel.secure, qos=1), f"publish-secure:{parcel.seq}"))
+                inflight.append(start_in(tg, client.publish(t.event, parcel.public, qos=1),
+                                         f"publish:{parcel.seq}"))
 
         outbox.take_rewind()
         cursor = outbox.acked  # a new session resends everything unacknowledged

@@ -5,18 +5,20 @@ hole cards only on secure/cards."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import logging
 import random
 import signal
 from pathlib import Path
 
+import aiomqtt
 import pytest
 
 from controller.sync.commands import CommandDesk
 from controller.sync.journal import Journal
 from controller.sync.ledger import SeatingControls
-from controller.sync.link import LinkSettings, TableLink
+from controller.sync.link import LinkSettings, TableLink, start_in
 from controller.sync.messages import EventMessage, ResendRequest, parse_message
 from controller.sync.outbox import Outbox
 from controller.sync.soak_node import open_table
@@ -202,3 +204,30 @@ def test_a_long_outage_is_logged_once_not_at_every_retry(
     retries = [r for r in caplog.records if "reconnecting" in r.getMessage()]
     assert len(retries) >= 20  # the link kept trying ...
     assert sum(r.levelno >= logging.WARNING for r in retries) == 1  # ... and said so once
+
+
+def test_a_publish_started_as_the_session_fails_is_closed_and_the_real_error_stands() -> None:
+    """The outbound loop can run on after its session's task group began shutting down (its
+    cancel went to the publish it awaited, which finished anyway). The next publish is then
+    closed unstarted (never left un-awaited) and the loop ends as cancelled, so the group
+    reports the lost connection alone: Python 3.11's create_task would have added a
+    RuntimeError ("TaskGroup is shutting down") that the session took for the cause."""
+    publish = asyncio.sleep(0)  # a publish coroutine, as client.publish() gives one
+
+    async def scenario() -> None:
+        async with asyncio.TaskGroup() as tg:
+            async def lost() -> None:
+                raise aiomqtt.MqttError("the broker went away")
+
+            async def outbound() -> None:
+                with contextlib.suppress(asyncio.CancelledError):  # the cancel was spent
+                    await asyncio.sleep(10)  # elsewhere: the loop runs on
+                start_in(tg, publish, "publish:1")
+
+            tg.create_task(outbound())
+            tg.create_task(lost())
+
+    with pytest.raises(ExceptionGroup) as group:
+        asyncio.run(scenario())
+    assert [type(e) for e in group.value.exceptions] == [aiomqtt.MqttError]
+    assert publish.cr_frame is None  # closed: no "coroutine was never awaited"
