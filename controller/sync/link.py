@@ -53,7 +53,8 @@ def start_in(tg: asyncio.TaskGroup, coro: Coroutine[Any, Any, None],
     connection failed), the coroutine is closed unstarted and the caller ends as cancelled.
 
     The outbound loop can still be running then: its cancel went to the publish it was
-    waiting for, which finished anyway. Python 3.11's ``create_task`` refuses with a
+    waiting for, and Python 3.11's ``asyncio.wait_for`` (under aiomqtt's publish) returns a
+    PUBACK that came with the cancel instead of raising it. ``create_task`` refuses with a
     RuntimeError that would stand in the group's errors for the real one (the table
     reporting "session failed: TaskGroup is shutting down" instead of the lost broker), and
     leaves the coroutine never awaited. Nothing is lost: the outbox sends everything
