@@ -111,7 +111,7 @@ EXTRA_MODULES: dict[str, frozenset[str]] = {
     "demo": frozenset({"amqtt"}),
     "postgres": frozenset({"psycopg"}),
     "test": frozenset({"pytest", "hypothesis", "pokerkit", "treys", "phevaluator", "eval7",
-                       "httpx", "schemathesis", "playwright"}),
+                       "httpx2", "schemathesis", "playwright"}),
 }
 # the extra each command needs, named first when a module it misses is in that extra
 COMMAND_EXTRA = {"table": "table", "bridge": "bridge", "demo": "demo",

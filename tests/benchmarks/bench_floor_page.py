@@ -63,7 +63,6 @@ import socket
 import sys
 import tempfile
 import time
-import warnings
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -77,17 +76,14 @@ from host_bridge.app import create_app
 from host_bridge.ingest_parts import Parsed
 from host_bridge.mqtt import MqttLink
 from host_bridge.settings import Role
-
-with warnings.catch_warnings():  # the tests' helpers import FastAPI's test client, whose
-    warnings.filterwarnings("ignore", message="Using .httpx.")  # notice is not the bench's
-    from tests.bridge.conftest import TOKENS, make_settings
-    from tests.bridge.reporting import ReportingWire
-    from tests.bridge.test_dashboard import (
-        CHROMIUM,
-        CHROMIUM_ARGS,
-        RunningBridge,
-        VirtualFloor,
-    )
+from tests.bridge.conftest import TOKENS, make_settings
+from tests.bridge.reporting import ReportingWire
+from tests.bridge.test_dashboard import (
+    CHROMIUM,
+    CHROMIUM_ARGS,
+    RunningBridge,
+    VirtualFloor,
+)
 
 BUDGET_PAINT_MS = 1000.0
 BUDGET_UPDATE_P99_MS = 150.0

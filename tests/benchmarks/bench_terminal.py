@@ -10,7 +10,7 @@ outbox, ``TableJournal``, a ``Table`` on the virtual profile's ``MockTable`` wit
 tests' known deck, ``open_desk``; the keypad read by ``run_keypad`` from the tests' fake
 evdev device, the dealer's display redrawn by ``run_dealer_display`` on the mock's luma
 dummy, and the tablet served by ``serve_tablet`` on 127.0.0.1 (a free port) with two
-tablets' SSE streams open on ``/api/stream`` (httpx). Three players play whole hands (a
+tablets' SSE streams open on ``/api/stream`` (httpx2). Three players play whole hands (a
 raise and two calls, checks, a bet, a fold and a call, a bet and a call, a bet and a
 fold); each betting command, the DEAL that starts a hand and the one that pushes its pot
 goes in by the keypad or a tap, alternately. Cards are placed at the mock readers between
@@ -51,7 +51,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-import httpx
+import httpx2
 
 from controller.app import TableJournal, open_desk
 from controller.devices.displays import LumaDealerDisplay
@@ -92,7 +92,7 @@ def _without_seq(frame: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in frame.items() if k != "seq"}
 
 
-async def _listen(client: httpx.AsyncClient, path: str, trace: Trace[dict[str, Any]]) -> None:
+async def _listen(client: httpx2.AsyncClient, path: str, trace: Trace[dict[str, Any]]) -> None:
     """An SSE client: each ``data:`` line timed as it arrives, then parsed."""
     async with client.stream("GET", path) as response:
         response.raise_for_status()
@@ -151,7 +151,7 @@ class Station:
     display: Trace[tuple[str, ...]]
     tablet_a: Trace[dict[str, Any]]  # the tablet that taps: its own stream
     tablet_b: Trace[dict[str, Any]]  # a second tablet (the kiosk on the Pi's screen)
-    tapper: httpx.AsyncClient
+    tapper: httpx2.AsyncClient
     tasks: tuple[asyncio.Task[None], ...]
 
     def check(self) -> None:
@@ -316,8 +316,8 @@ async def station(tmp: Path) -> AsyncIterator[Station]:
                         tasks[2].result()
                     url = f"http://127.0.0.1:{port.result()}"
                     bearer = {"authorization": f"Bearer {token}"}
-                    async with httpx.AsyncClient(base_url=url, headers=bearer) as a, \
-                            httpx.AsyncClient(base_url=url, headers=bearer) as b:
+                    async with httpx2.AsyncClient(base_url=url, headers=bearer) as a, \
+                            httpx2.AsyncClient(base_url=url, headers=bearer) as b:
                         trace_a: Trace[dict[str, Any]] = Trace("the tapping tablet's stream")
                         trace_b: Trace[dict[str, Any]] = Trace("the second tablet's stream")
                         streams = (asyncio.create_task(_listen(a, "/api/stream", trace_a),

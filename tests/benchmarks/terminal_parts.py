@@ -13,7 +13,7 @@ from collections.abc import AsyncIterator, Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any, Generic, TypeVar
 
-import httpx
+import httpx2
 import uvicorn
 
 from controller.events import LevelSet
@@ -140,7 +140,7 @@ async def bare_uvicorn(answer_bytes: int, frame_bytes: int, tap_bytes: int, n: i
                        ) -> tuple[list[float], list[float]]:
     """The peer of the tablet's HTTP and SSE paths: uvicorn configured as ``serve_tablet``
     configures it, on this loop, with a socket set up the same way (TCP_NODELAY), and the
-    same httpx client; returns (POST -> answer, push -> SSE frame received) in ms."""
+    same httpx2 client; returns (POST -> answer, push -> SSE frame received) in ms."""
     app = BareApp(answer_bytes, frame_bytes)
     sock = socket.create_server(("127.0.0.1", 0))
     sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
@@ -155,8 +155,8 @@ async def bare_uvicorn(answer_bytes: int, frame_bytes: int, tap_bytes: int, n: i
                 await asyncio.sleep(0.005)
         url = f"http://127.0.0.1:{sock.getsockname()[1]}"
         body = b'{"verb":"' + b"c" * max(0, tap_bytes - 12) + b'"}'
-        async with httpx.AsyncClient(base_url=url) as client, \
-                httpx.AsyncClient(base_url=url) as listener:
+        async with httpx2.AsyncClient(base_url=url) as client, \
+                httpx2.AsyncClient(base_url=url) as listener:
             trace: Trace[int] = Trace("the bare SSE stream")
 
             async def listen() -> None:

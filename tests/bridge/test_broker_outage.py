@@ -17,7 +17,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
-import httpx
+import httpx2
 import pytest
 
 from host_bridge.app import create_app
@@ -67,7 +67,7 @@ def test_tables_are_unknown_while_the_bridge_has_lost_the_broker_and_back_as_the
         app = create_app(make_settings(tmp_path, mqtt_port=mosquitto.port), connect=True)
         with RunningBridge(app) as served:
             def tables() -> dict[str, Any]:
-                body: dict[str, Any] = httpx.get(f"{served.url}/api/v1/tables",
+                body: dict[str, Any] = httpx2.get(f"{served.url}/api/v1/tables",
                                                  headers=auth(Role.VIEWER)).json()
                 return body
 
@@ -90,7 +90,7 @@ def test_tables_are_unknown_while_the_bridge_has_lost_the_broker_and_back_as_the
                      lambda: tables()["broker"]["connected"] is False)
             body = tables()
             assert body["data"][0]["online"] is None and body["broker"]["lost_at"]
-            one = httpx.get(f"{served.url}/api/v1/tables/t1", headers=auth(Role.VIEWER))
+            one = httpx2.get(f"{served.url}/api/v1/tables/t1", headers=auth(Role.VIEWER))
             assert one.json()["online"] is None
             expect(banner).to_be_visible(timeout=WAIT_S * 1000)
             expect(banner).to_have_text(re.compile(

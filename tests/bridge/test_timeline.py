@@ -18,7 +18,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import httpx
+import httpx2
 import pytest
 from fastapi import FastAPI
 from fastapi.testclient import TestClient
@@ -267,7 +267,7 @@ def test_the_page_lists_the_hand_with_its_refusal_and_downloads_the_file(
     page.get_by_role("button", name="Sign in").click()
     page.get_by_text("Signed in as floor").wait_for()
     expect(page.get_by_role("heading", name="Table T1 · hand 1")).to_be_visible()
-    entries = httpx.get(served.url + URL, headers=auth(Role.FLOOR)).json()["entries"]
+    entries = httpx2.get(served.url + URL, headers=auth(Role.FLOOR)).json()["entries"]
     rows = page.locator("#t-entries > li")
     expect(rows).to_have_count(len(entries))
     assert [int(s) for s in rows.evaluate_all("rs => rs.map(r => r.dataset.seq)")] == [
@@ -288,7 +288,7 @@ def test_the_page_lists_the_hand_with_its_refusal_and_downloads_the_file(
     assert download.suggested_filename == "T1-1-timeline.csv"
     saved = tmp_path / "saved.csv"
     download.save_as(str(saved))
-    assert saved.read_bytes() == httpx.get(f"{served.url}{URL}.csv",
+    assert saved.read_bytes() == httpx2.get(f"{served.url}{URL}.csv",
                                            headers=auth(Role.FLOOR)).content
 
     shot = (DOCS_SCREENSHOT if os.environ.get("PITBOSS_SCREENSHOTS") == "1"

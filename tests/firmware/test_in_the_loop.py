@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import httpx
+import httpx2
 from fastapi.testclient import TestClient
 
 from controller.app import TableJournal, open_desk
@@ -392,7 +392,7 @@ def play_a_hand_from_the_tablet(floor: TestClient, sim: Any, url: str, token: st
             "command": {"name": "seat_player", "seat": seat, "player": player,
                         "stack": STACK}})
         assert reply.status_code == 200 and reply.json()["status"] == "ok", reply.text
-    with httpx.Client(base_url=url, headers={"Authorization": f"Bearer {token}"},
+    with httpx2.Client(base_url=url, headers={"Authorization": f"Bearer {token}"},
                       timeout=GUARD) as tablet:
 
         def tap(verb: str, **fields: Any) -> dict[str, Any]:

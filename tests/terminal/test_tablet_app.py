@@ -19,7 +19,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
-import httpx
+import httpx2
 import pytest
 
 from controller.events import PublicState, Rejected
@@ -49,7 +49,7 @@ LEVELS = (Level(50, 100),)
 BEARER = {"authorization": f"Bearer {TOKEN}"}
 
 
-def run(tmp_path: Path, test: Callable[[JournaledTable, TabletApp, httpx.AsyncClient],
+def run(tmp_path: Path, test: Callable[[JournaledTable, TabletApp, httpx2.AsyncClient],
                                        Awaitable[None]], **app: Any) -> None:
     """``test`` with a journaled table (hand 1 dealt: seat 3 to act), its tablet app and
     an HTTP client on the app."""
@@ -58,8 +58,8 @@ def run(tmp_path: Path, test: Callable[[JournaledTable, TabletApp, httpx.AsyncCl
             assert rig.table.start_hand()
             rig.dealer.deal(HANDS)
             tablet = TabletApp(rig.desk, TOKEN, **app)
-            transport = httpx.ASGITransport(app=tablet)
-            async with httpx.AsyncClient(transport=transport, base_url="http://tablet") as c:
+            transport = httpx2.ASGITransport(app=tablet)
+            async with httpx2.AsyncClient(transport=transport, base_url="http://tablet") as c:
                 await test(rig, tablet, c)
 
     asyncio.run(main())
@@ -73,7 +73,7 @@ def snapshot(rig: JournaledTable) -> tuple[object, ...]:
 
 # ---------------------------------------------------------------------------- sign-in
 def test_the_page_and_every_api_route_answer_401_without_the_token(tmp_path: Path) -> None:
-    async def test(rig: JournaledTable, app: TabletApp, c: httpx.AsyncClient) -> None:
+    async def test(rig: JournaledTable, app: TabletApp, c: httpx2.AsyncClient) -> None:
         wrong = {"authorization": "Bearer not-the-token"}
         forged = {"cookie": f"{COOKIE}={session_of('another-tables-token-000')}"}
         for headers in ({}, wrong, forged, {"cookie": f"{COOKIE}={TOKEN}"}):
@@ -92,7 +92,7 @@ def test_the_page_and_every_api_route_answer_401_without_the_token(tmp_path: Pat
 
 def test_signing_in_sets_an_httponly_strict_session_cookie_never_the_token(
         tmp_path: Path) -> None:
-    async def test(rig: JournaledTable, app: TabletApp, c: httpx.AsyncClient) -> None:
+    async def test(rig: JournaledTable, app: TabletApp, c: httpx2.AsyncClient) -> None:
         refused = await c.post("/login", data={"token": "guessed-token-1234567"})
         assert refused.status_code == 401 and "not this table's token" in refused.text
         assert "set-cookie" not in refused.headers
@@ -115,7 +115,7 @@ def test_signing_in_sets_an_httponly_strict_session_cookie_never_the_token(
 
 
 def test_a_bearer_token_reads_the_screen_and_taps(tmp_path: Path) -> None:
-    async def test(rig: JournaledTable, app: TabletApp, c: httpx.AsyncClient) -> None:
+    async def test(rig: JournaledTable, app: TabletApp, c: httpx2.AsyncClient) -> None:
         turn = (await c.get("/api/screen", headers=BEARER)).json()["turn"]
         answer = await c.post("/api/command", headers=BEARER,
                               json={"verb": "bet", "amount": 300, "turn": turn})
@@ -131,7 +131,7 @@ def test_a_bearer_token_reads_the_screen_and_taps(tmp_path: Path) -> None:
 
 def test_every_answer_carries_a_strict_policy_and_the_static_files_are_its_own(
         tmp_path: Path) -> None:
-    async def test(rig: JournaledTable, app: TabletApp, c: httpx.AsyncClient) -> None:
+    async def test(rig: JournaledTable, app: TabletApp, c: httpx2.AsyncClient) -> None:
         for path in ("/login", "/", "/api/screen", "/static/tablet.js", "/nowhere"):
             answer = await c.get(path)
             policy = answer.headers["content-security-policy"]
@@ -186,7 +186,7 @@ MALFORMED: list[tuple[bytes, str]] = [
 @pytest.mark.parametrize(("body", "said"), MALFORMED)
 def test_a_malformed_command_is_a_400_with_one_sentence_and_changes_nothing(
         tmp_path: Path, body: bytes, said: str) -> None:
-    async def test(rig: JournaledTable, app: TabletApp, c: httpx.AsyncClient) -> None:
+    async def test(rig: JournaledTable, app: TabletApp, c: httpx2.AsyncClient) -> None:
         before = snapshot(rig)
         answer = await c.post("/api/command", content=body,
                               headers={**BEARER, "content-type": "application/json"})
@@ -200,7 +200,7 @@ def test_a_malformed_command_is_a_400_with_one_sentence_and_changes_nothing(
 
 def test_a_command_that_is_not_json_or_too_large_is_refused_before_the_table(
         tmp_path: Path) -> None:
-    async def test(rig: JournaledTable, app: TabletApp, c: httpx.AsyncClient) -> None:
+    async def test(rig: JournaledTable, app: TabletApp, c: httpx2.AsyncClient) -> None:
         before = snapshot(rig)
         form = await c.post("/api/command", headers=BEARER, data={"verb": "call"})
         assert form.status_code == 415 and "application/json" in form.json()["error"]
@@ -213,7 +213,7 @@ def test_a_command_that_is_not_json_or_too_large_is_refused_before_the_table(
 
 
 def test_a_tap_on_a_stale_screen_is_refused_and_changes_nothing(tmp_path: Path) -> None:
-    async def test(rig: JournaledTable, app: TabletApp, c: httpx.AsyncClient) -> None:
+    async def test(rig: JournaledTable, app: TabletApp, c: httpx2.AsyncClient) -> None:
         seen = (await c.get("/api/screen", headers=BEARER)).json()
         assert rig.table.call()  # the table moved on (another terminal, the same dealer)
         before = snapshot(rig)
@@ -266,7 +266,7 @@ class Stream:
 
 def test_the_stream_sends_a_screen_per_change_coalesced_and_a_beat_for_the_clocks(
         tmp_path: Path) -> None:
-    async def test(rig: JournaledTable, app: TabletApp, c: httpx.AsyncClient) -> None:
+    async def test(rig: JournaledTable, app: TabletApp, c: httpx2.AsyncClient) -> None:
         listeners = len(rig.desk._listeners)
         stream = Stream(app, [(b"authorization", f"Bearer {TOKEN}".encode())])
         first = await stream.next()
@@ -288,7 +288,7 @@ def test_the_stream_sends_a_screen_per_change_coalesced_and_a_beat_for_the_clock
 
 
 def test_the_stream_ends_when_the_tablet_closes(tmp_path: Path) -> None:
-    async def test(rig: JournaledTable, app: TabletApp, c: httpx.AsyncClient) -> None:
+    async def test(rig: JournaledTable, app: TabletApp, c: httpx2.AsyncClient) -> None:
         stream = Stream(app, [(b"authorization", f"Bearer {TOKEN}".encode())])
         await stream.next()
         app.close()
@@ -307,8 +307,8 @@ def test_cards_a_prompt_names_reach_only_a_signed_in_tablet(
             rig.dealer.place("seat1", "As")
             rig.dealer.place("seat2", "As")  # still on seat 1's antenna: a prompt names it
             app = TabletApp(rig.desk, TOKEN)
-            transport = httpx.ASGITransport(app=app)
-            async with httpx.AsyncClient(transport=transport, base_url="http://t") as c:
+            transport = httpx2.ASGITransport(app=app)
+            async with httpx2.AsyncClient(transport=transport, base_url="http://t") as c:
                 with caplog.at_level(logging.INFO):
                     signed = await c.get("/api/screen", headers=BEARER)
                     assert "A♠" in signed.json()["prompt"]["text"]
@@ -362,7 +362,7 @@ def test_serve_tablet_serves_until_cancelled_with_no_signal_handler_of_its_own(
                 url = f"http://127.0.0.1:{port}"
                 assert (signal.getsignal(signal.SIGINT),
                         signal.getsignal(signal.SIGTERM)) == before
-                async with httpx.AsyncClient(base_url=url, headers=BEARER) as c:
+                async with httpx2.AsyncClient(base_url=url, headers=BEARER) as c:
                     assert (await c.get("/api/screen")).json()["stage"] == "idle"
                     async with c.stream("GET", "/api/stream") as stream:  # open: a tablet
                         assert stream.status_code == 200
@@ -405,7 +405,7 @@ def test_a_table_failing_on_a_tap_stops_the_tablet_with_its_error(
     async def main() -> None:
         desk = Desk(BrokenTable(), PublicState)
         async with serving(desk) as (task, port):
-            async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{port}",
+            async with httpx2.AsyncClient(base_url=f"http://127.0.0.1:{port}",
                                          headers=BEARER) as c:
                 answer = await c.post("/api/command", json={"verb": "deal"})
             assert answer.status_code == 500
@@ -420,7 +420,7 @@ def test_a_table_failing_on_a_tap_stops_the_tablet_with_its_error(
 
 
 def test_refusals_reach_the_tablet_with_their_rule_and_are_journaled(tmp_path: Path) -> None:
-    async def test(rig: JournaledTable, app: TabletApp, c: httpx.AsyncClient) -> None:
+    async def test(rig: JournaledTable, app: TabletApp, c: httpx2.AsyncClient) -> None:
         turn = (await c.get("/api/screen", headers=BEARER)).json()["turn"]
         before = snapshot(rig)
         answer = (await c.post("/api/command", headers=BEARER,
@@ -446,7 +446,7 @@ def test_a_tap_is_answered_and_streamed_without_a_nagle_delay(tmp_path: Path) ->
         async with journaled_table(tmp_path, SEATS, button=3, levels=LEVELS) as rig:
             assert rig.table.start_hand()
             rig.dealer.deal(HANDS)
-            async with serving(rig.desk) as (_, port), httpx.AsyncClient(
+            async with serving(rig.desk) as (_, port), httpx2.AsyncClient(
                     base_url=f"http://127.0.0.1:{port}", headers=BEARER) as c:
                 frames: asyncio.Queue[tuple[float, str]] = asyncio.Queue()
 
