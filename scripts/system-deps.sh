@@ -23,8 +23,7 @@ elif command -v sudo >/dev/null && sudo -n true 2>/dev/null; then
     as_root=(sudo -n)
 else
     echo "the tests need Debian packages this machine lacks: ${need[*]}" >&2
-    echo "install them (sudo apt-get install ${need[*]}), or run" >&2
-    echo "PITBOSS_TESTS_SKIP_MISSING=1 bash scripts/test.sh to skip the tests that need them" >&2
+    echo "install them (sudo apt-get install ${need[*]}), then run bash scripts/test.sh again" >&2
     exit 1
 fi
 echo "== installing ${need[*]} (Debian packages the tests use)"

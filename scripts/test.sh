@@ -1,15 +1,13 @@
 #!/usr/bin/env bash
 # The test command (README's second command; CI runs exactly this after .ci/run installs
 # the system packages). It installs the Debian packages the tests use where they are
-# missing (scripts/system-deps.sh; not with PITBOSS_TESTS_SKIP_MISSING=1, which skips the
-# tests that need them instead), makes the virtual environment on first use, then runs
-# ruff, mypy --strict on every room of the controller and the host bridge, and pytest.
+# missing (scripts/system-deps.sh: a test whose tool is missing fails), makes the virtual
+# environment on first use, then runs ruff, mypy --strict on every room of the controller
+# and the host bridge, and pytest.
 # Extra arguments go to pytest.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-if [ "${PITBOSS_TESTS_SKIP_MISSING:-}" != 1 ]; then
-    bash scripts/system-deps.sh
-fi
+bash scripts/system-deps.sh
 PITBOSS_EXTRAS=test source scripts/venv.sh  # every role and the test tools
 if command -v npm >/dev/null && [ ! -d tests/firmware/mpy/node_modules ]; then
     echo "== installing MicroPython (WebAssembly) for the firmware tests"
